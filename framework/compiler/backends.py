@@ -1,0 +1,58 @@
+"""`optimize_for` backends: named pass pipelines `(Symbol, args, aux, **opts) -> (Symbol, args, aux)`.
+
+A backend sees the graph and the parameter values (arguments and auxiliary states) and may
+rewrite both; parameters it invents come back in the returned dicts. `MKLDNN`/`ONEDNN` are
+accepted as aliases so code written for MXNet's CPU backend runs unchanged.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..base import MXNetError
+from ..symbol.graph import Symbol
+
+Backend = Callable[..., tuple]
+_BACKENDS: dict[str, Backend] = {}
+
+
+def register_backend(*names: str):
+    def deco(fn: Backend) -> Backend:
+        for n in names:
+            _BACKENDS[n] = fn
+        return fn
+    return deco
+
+
+def get_backend(name: str) -> Backend:
+    try:
+        return _BACKENDS[name]
+    except KeyError:
+        raise MXNetError(f"Cannot find backend {name!r}; registered backends: "
+                         f"{sorted(_BACKENDS)}") from None
+
+
+def list_backends() -> list[str]:
+    return sorted(_BACKENDS)
+
+
+def _split(sym: Symbol, params: dict[str, np.ndarray]):
+    aux = set(sym.list_auxiliary_states())
+    return ({k: v for k, v in params.items() if k not in aux},
+            {k: v for k, v in params.items() if k in aux})
+
+
+@register_backend("fold_bn", "BNFold")
+def fold_bn_backend(sym: Symbol, args: dict | None = None, aux: dict | None = None, **_):
+    """Fold inference BatchNorm into the preceding Convolution/FullyConnected."""
+    from .passes.fold_batchnorm import fold_batchnorm
+    params = {**(args or {}), **(aux or {})}
+    out, params = fold_batchnorm(sym, params)
+    return (out, *_split(out, params))
+
+
+@register_backend("hybridserve", "MKLDNN", "ONEDNN", "MKLDNN_QUANTIZE")
+def default_backend(sym: Symbol, args: dict | None = None, aux: dict | None = None, **opts):
+    """The inference pipeline: every rewrite that keeps outputs within float32 tolerance."""
+    return fold_bn_backend(sym, args, aux, **opts)

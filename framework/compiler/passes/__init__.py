@@ -1,0 +1,1 @@
+"""Graph passes: pure functions `(Symbol, params) -> (Symbol, params)`, one concept per module."""

@@ -1,0 +1,59 @@
+"""Fold inference-mode BatchNorm into the Convolution / FullyConnected that feeds it.
+
+y = gamma·(conv(x, W) + b − mean)/sqrt(var + eps) + beta  ==  conv(x, W·s) + (b − mean)·s + beta
+with s = gamma/sqrt(var + eps) per output channel (gamma = 1 under fix_gamma). Applies only when
+the producer's output feeds nothing but this BatchNorm, the BN normalises the channel axis (1),
+and all weights are known variables. New parameters are named `<bn node>_fold_weight/_bias`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...symbol.graph import Node, Symbol
+from .rewrite import consumers, rebuild
+
+
+def fold_batchnorm(sym: Symbol, params: dict[str, np.ndarray]) -> tuple[Symbol, dict[str, np.ndarray]]:
+    uses = consumers(sym)
+    params = dict(params)
+
+    def var_value(entry):
+        node, _ = entry
+        return params.get(node.name) if node.is_var else None
+
+    def visit(n: Node, ins, done):
+        if n.opname != "BatchNorm" or n.parsed.get("output_mean_var"):
+            return None
+        prod_old = n.inputs[0][0]
+        if prod_old.opname not in ("Convolution", "FullyConnected") or uses.get(id(prod_old), 0) != 1:
+            return None
+        if n.parsed.axis not in (1, -3 if prod_old.opname == "Convolution" else 1):
+            if not (n.parsed.axis == 1):
+                return None
+        if prod_old.opname == "Convolution" and prod_old.parsed.get("layout") not in (None, "NCW", "NCHW", "NCDHW"):
+            return None
+        stats = [var_value(e) for e in n.inputs[1:5]]
+        w = var_value(prod_old.inputs[1])
+        if any(s is None for s in stats) or w is None:
+            return None
+        gamma, beta, mean, var = (s.astype(np.float64) for s in stats)
+        if n.parsed.fix_gamma:
+            gamma = np.ones_like(gamma)
+        scale = gamma / np.sqrt(var + n.parsed.eps)
+        b = np.zeros_like(mean) if prod_old.parsed.no_bias else var_value(prod_old.inputs[2])
+        if b is None:
+            return None
+        new_w = (w.astype(np.float64) * scale.reshape((-1,) + (1,) * (w.ndim - 1))).astype(w.dtype)
+        new_b = ((b.astype(np.float64) - mean) * scale + beta).astype(w.dtype)
+        wname, bname = f"{n.name}_fold_weight", f"{n.name}_fold_bias"
+        params[wname], params[bname] = new_w, new_b
+        attrs = dict(prod_old.attrs)
+        attrs["no_bias"] = "0"
+        prod_new = Node(prod_old.opname, prod_old.name, attrs, op=prod_old.op)
+        data_entry = done[id(prod_old.inputs[0][0])][prod_old.inputs[0][1]]
+        prod_new.inputs = [data_entry, (Node("null", wname), 0), (Node("null", bname), 0)]
+        return [(prod_new, 0)] + [(prod_new, 0)] * (n.num_outputs() - 1)
+
+    out = rebuild(sym, visit)
+    used = set(out.list_inputs())
+    return out, {k: v for k, v in params.items() if k in used}

@@ -1,0 +1,139 @@
+"""Compile a graph into a plan: a flat list of steps run by generated straight-line Python.
+
+Everything that depends only on the graph is done here, once: topological order, attribute
+parsing, kernel binding and slot assignment. The generated function is the fast path (no hook or
+flag checks); `run_hooked` is the second loop over the same steps that calls op hooks.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Callable
+
+import numpy as np
+
+from ..base import OperatorError, ShapeError
+from ..symbol.graph import Node, Symbol
+
+
+@dataclass
+class Step:
+    node: Node
+    fn: Callable                 # kernel bound to the node's parsed attrs
+    ins: list[int]               # input slots
+    outs: list[int]              # output slots (all outputs, hidden included)
+
+
+class Plan:
+    """Graph + input order → slots and steps; `run(inputs)` returns the graph outputs."""
+
+    def __init__(self, symbol: Symbol, input_names: list[str] | None = None):
+        self.symbol = symbol
+        order = symbol.topo()
+        self.input_names = input_names or symbol.list_inputs()
+        slot: dict[tuple[int, int], int] = {}
+        var_nodes = {n.name: n for n in order if n.is_var}
+        for name in self.input_names:
+            if name not in var_nodes:
+                raise OperatorError(f"graph has no input named '{name}'")
+        self.n_inputs = len(self.input_names)
+        for k, name in enumerate(self.input_names):
+            slot[(id(var_nodes[name]), 0)] = k
+        missing = [n.name for n in order if n.is_var and (id(n), 0) not in slot]
+        if missing:
+            raise OperatorError(f"graph inputs not provided: {missing}")
+        nslots = self.n_inputs
+        self.steps: list[Step] = []
+        for n in order:
+            if n.is_var:
+                continue
+            if n.subgraphs:
+                raise OperatorError(f"node '{n.name}' (op {n.opname}): control-flow subgraphs are not supported")
+            ins = [slot[(id(src), i)] for src, i in n.inputs]
+            outs = list(range(nslots, nslots + n.num_outputs()))
+            nslots += len(outs)
+            for i, s in enumerate(outs):
+                slot[(id(n), i)] = s
+            self.steps.append(Step(n, partial(n.op.kernel, n.parsed), ins, outs))
+        self.n_slots = nslots
+        self.out_slots = [slot[(id(n), i)] for n, i in symbol.outputs]
+        self._fn = self._generate()
+
+    # -- the fast path ------------------------------------------------------------------------
+    def _generate(self, buffers: dict[int, np.ndarray] | None = None) -> Callable:
+        env: dict[str, object] = {}
+        args = ", ".join(f"v{i}" for i in range(self.n_inputs))
+        lines = [f"def run({args}):"]
+        for k, st in enumerate(self.steps):
+            env[f"k{k}"] = st.fn
+            call_args = ", ".join(f"v{i}" for i in st.ins)
+            if buffers and k in buffers:
+                env[f"b{k}"] = buffers[k]
+                call_args += (", " if call_args else "") + f"out=b{k}"
+            targets = ", ".join(f"v{s}" for s in st.outs)
+            lines.append(f"    {targets} = k{k}({call_args})")
+        outs = ", ".join(f"v{s}" for s in self.out_slots)
+        lines.append(f"    return [{outs}]")
+        src = "\n".join(lines)
+        exec(compile(src, "<hybridserve plan>", "exec"), env)
+        return env["run"]
+
+    def specialize(self, inputs: list[np.ndarray]) -> Callable:
+        """static_alloc: a run function with preallocated output buffers for these input shapes.
+
+        Buffers go to ops whose kernels take `out=`, except where the result is a graph output
+        (the caller keeps it) or may be returned as a view of its input.
+        """
+        vals: list = list(inputs) + [None] * (self.n_slots - self.n_inputs)
+        keep = set(self.out_slots)
+        buffers: dict[int, np.ndarray] = {}
+        for k, st in enumerate(self.steps):
+            self._store(vals, st, st.fn(*[vals[i] for i in st.ins]))
+            out0 = vals[st.outs[0]]
+            if (st.node.op.out and st.outs[0] not in keep and isinstance(out0, np.ndarray)
+                    and out0.flags.c_contiguous and out0.base is None):
+                buffers[k] = np.empty_like(out0)
+        return self._generate(buffers)
+
+    def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        try:
+            return self._fn(*inputs)
+        except (OperatorError, ValueError, IndexError, TypeError) as e:
+            raise self._locate(inputs, e) from None
+
+    def _locate(self, inputs, err: Exception) -> Exception:
+        """Re-run step by step to name the node and op that failed."""
+        vals: list = list(inputs) + [None] * (self.n_slots - self.n_inputs)
+        for st in self.steps:
+            try:
+                r = st.fn(*[vals[i] for i in st.ins])
+            except Exception as e:  # noqa: BLE001 - we re-raise with context
+                shapes = [getattr(vals[i], "shape", None) for i in st.ins]
+                return ShapeError(f"node '{st.node.name}' (op {st.node.opname}) failed on input "
+                                  f"shapes {shapes}: {e}")
+            self._store(vals, st, r)
+        return err
+
+    @staticmethod
+    def _store(vals: list, st: Step, r) -> None:
+        if len(st.outs) == 1:
+            vals[st.outs[0]] = r[0] if isinstance(r, tuple) else r
+        else:
+            for s, v in zip(st.outs, r):
+                vals[s] = v
+
+    # -- the hooked path (op hooks, inspection) -------------------------------------------------
+    def run_hooked(self, inputs: list[np.ndarray], callback: Callable[[str, str, np.ndarray], None],
+                   monitor_all: bool = False) -> list[np.ndarray]:
+        vals: list = list(inputs) + [None] * (self.n_slots - self.n_inputs)
+        for st in self.steps:
+            node = st.node
+            if monitor_all:
+                names = node.op.input_names(node.parsed)
+                for j, s in enumerate(st.ins):
+                    nm = names[j] if j < len(names) else f"input{j}"
+                    callback(f"{node.name}_{nm}", node.opname, vals[s])
+            self._store(vals, st, st.fn(*[vals[i] for i in st.ins]))
+            for i in range(node.num_visible()):
+                callback(node.output_name(i), node.opname, vals[st.outs[i]])
+        return [vals[s] for s in self.out_slots]

@@ -1,0 +1,7 @@
+"""Gluon: Blocks, HybridBlocks, Parameters and layers."""
+from . import nn  # noqa: F401
+from .block import Block, HookHandle  # noqa: F401
+from .hybrid_block import HybridBlock  # noqa: F401
+from ..base import DeferredInitializationError  # noqa: F401
+from .parameter import Constant, Parameter  # noqa: F401
+from .symbol_block import SymbolBlock  # noqa: F401

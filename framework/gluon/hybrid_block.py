@@ -1,0 +1,373 @@
+"""HybridBlock: imperative until `hybridize()`, then traced once into a graph and run as a cached op.
+
+Dispatch follows MXNet 2 exactly: not hybridized → imperative `forward`; called inside an outer
+trace → `forward` inline (recorded into the outer graph); top level → the cached op.
+"""
+from __future__ import annotations
+
+import enum
+import warnings
+from typing import Any
+
+import numpy as _onp
+
+from ..base import DeferredInitializationError
+from ..compiler.cached_op import CachedOp
+from ..ndarray import ndarray
+from ..symbol import trace as _trace
+from ..symbol.graph import Symbol, rename_vars
+from .block import Block
+from .nested import flatten, format_matches, regroup
+from .parameter import Parameter, _known
+
+_DEACTIVATE = "Currently the model has been hybridized. Automatically deactivate the hybridization"
+
+
+def _readonly(arr: _onp.ndarray) -> ndarray:
+    v = arr.view()
+    v.flags.writeable = False
+    return ndarray(v)
+
+
+class HybridBlock(Block):
+    """A Block that can be traced into a symbolic graph and compiled (`hybridize`)."""
+
+    class OptConstraint:
+        class Flag(enum.Flag):
+            DisableAMP = enum.auto()
+
+        _flags = 0
+
+        def __init__(self, flag):
+            self.flag = flag
+            self._saved = 0
+
+        def __enter__(self):
+            self._saved = HybridBlock.OptConstraint._flags
+            HybridBlock.OptConstraint._flags = self._saved | self.flag.value
+            return self
+
+        def __exit__(self, *exc):
+            HybridBlock.OptConstraint._flags = self._saved
+
+        @staticmethod
+        def get_flags() -> int:
+            return HybridBlock.OptConstraint._flags
+
+        @classmethod
+        def disable_all(cls):
+            """MXNet's master computes the flags but returns None (its bug); we return a constraint."""
+            flags = HybridBlock.OptConstraint.Flag(0)
+            for f in HybridBlock.OptConstraint.Flag:
+                flags |= f
+            return cls(flags)
+
+        @classmethod
+        def disable_amp(cls):
+            return cls(HybridBlock.OptConstraint.Flag.DisableAMP)
+
+    def __init__(self):
+        super().__init__()
+        assert not hasattr(self, "hybrid_forward"), (
+            "'forward' instead of 'hybrid_forward' interface needs to be used starting from "
+            "Gluon2.0.Please follow MXNet2.0 Migration Guide to use new APIs.")
+        self._cached_graph: tuple = ()
+        self._cached_op: CachedOp | None = None
+        self._cached_op_args: list[tuple] = []
+        self._backend_params: dict[str, Parameter] = {}
+        self._out_format = None
+        self._in_format = None
+        self._called_infer_shape_already = False
+        self._active = False
+        self._flags: list[tuple[str, Any]] = []
+        self._callback = None
+        self._monitor_all = False
+        self._backend = None
+        self._backend_opts: dict = {}
+        self._partition_if_dynamic = True
+        self._first_forward = True
+
+    # -- children -----------------------------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if isinstance(value, HybridBlock):
+            if getattr(self, "_active", False):
+                warnings.warn(_DEACTIVATE + " " * 32 + "when changing the children blocks.",
+                              stacklevel=2)
+                self._active = False
+            self._clear_cached_op()
+
+    def register_child(self, block: Block, name: str | None = None) -> None:
+        if not isinstance(block, HybridBlock):
+            raise ValueError(
+                f"Children of HybridBlock must also be HybridBlock, but {str(block)} has type "
+                f"{str(type(block))}. If you are using Sequential, please try HybridSequential instead.")
+        super().register_child(block, name)
+        if getattr(self, "_active", False):
+            warnings.warn(_DEACTIVATE + " " * 28 + "when adding new children block.", stacklevel=3)
+            self._active = False
+        self._clear_cached_op()
+
+    def _clear_cached_op(self) -> None:
+        if hasattr(self, "_cached_op"):
+            self._cached_graph = ()
+            self._cached_op = None
+            self._first_forward = True
+
+    # -- hybridize ----------------------------------------------------------------------------
+    def hybridize(self, active: bool = True, partition_if_dynamic: bool = True,
+                  static_alloc: bool = False, static_shape: bool = False, inline_limit: int = 2,
+                  forward_bulk_size: int | None = None, backward_bulk_size: int | None = None) -> None:
+        self._active = active
+        self._partition_if_dynamic = partition_if_dynamic
+        self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape),
+                       ("inline_limit", inline_limit)]
+        if forward_bulk_size is not None:
+            self._flags.append(("forward_bulk_size", forward_bulk_size))
+        if backward_bulk_size is not None:
+            self._flags.append(("backward_bulk_size", backward_bulk_size))
+        self._clear_cached_op()
+        if active and self._forward_hooks or self._forward_pre_hooks:
+            warnings.warn(f'"{repr(self)}" is being hybridized while still having forward hook/'
+                          f'pre-hook. If "{repr(self)}" is a child of HybridBlock, the hooks will '
+                          "not take effect.", stacklevel=2)
+        super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape,
+                          inline_limit=inline_limit, forward_bulk_size=forward_bulk_size,
+                          backward_bulk_size=backward_bulk_size)
+
+    def cast(self, dtype) -> None:
+        if self._active:
+            warnings.warn(_DEACTIVATE + " " * 28 + "when cast the block to use another data type.",
+                          stacklevel=2)
+            self._active = False
+        self._clear_cached_op()
+        super().cast(dtype)
+
+    # -- shape / type inference hooks ---------------------------------------------------------
+    def infer_shape(self, *args) -> None:
+        unknown = [p for p in self._reg_params.values() if not _known(p.shape)]
+        if unknown:
+            name = self.__class__.__name__
+            raise RuntimeError(
+                f"{name} has parameters with unknown shape. You need to either specify the shape "
+                f"in __init__ or implement {name}.infer_shape to set the parameter shapes based "
+                "on the first input. Parameters with unknown shapes are "
+                + ", ".join(f"{p.name} ({p.shape})" for p in unknown))
+
+    def infer_type(self, *args) -> None:
+        """Set parameter dtypes from the input dtypes by type inference over the graph."""
+        from ..symbol.infer import infer_type
+        _, out = self._get_graph(*args)
+        flat, _ = flatten(args, "input")
+        names = self._data_names(flat)
+        known = {n: a.dtype for n, a in zip(names, [a for a in flat if a is not None])}
+        types = infer_type(out, **known, _as_dict=True)
+        for p in self.collect_params().values():
+            if p.var_name() in types:
+                p.dtype = types[p.var_name()]
+
+    # -- calling ------------------------------------------------------------------------------
+    def __call__(self, x, *args):
+        flat, _ = flatten([x, *args], "input") if _all_flattenable([x, *args]) else ([x, *args], 0)
+        for a in flat:
+            if isinstance(a, Symbol):
+                raise TypeError("Block's inputs must be of type `mxnet.numpy.ndarray`, while got "
+                                f"output type {type(a)}")
+        if not any(isinstance(a, ndarray) for a in flat):
+            raise ValueError("In HybridBlock, there must be one NDArray in the input. "
+                             "Please check the type of the args.\n")
+        if not self._called_infer_shape_already:
+            self.infer_shape(x, *args)
+            for p in self._reg_params.values():
+                p._finish_deferred_init()
+            self._called_infer_shape_already = True
+        if not self._active or _trace.is_deferred_compute():
+            return super().__call__(x, *args)
+        return self._call_cached_op(x, *args)
+
+    def forward(self, x, *args):
+        raise NotImplementedError
+
+    # -- graph capture and the cached op -----------------------------------------------------
+    @staticmethod
+    def _data_names(flat) -> list[str]:
+        n = sum(a is not None for a in flat)
+        return ["data"] if n == 1 else [f"data{i}" for i in range(n)]
+
+    def _get_graph(self, *args):
+        if not self._cached_graph:
+            flat, self._in_format = flatten(args, "input")
+            real = [a for a in flat if a is not None]
+            if not real:
+                raise ValueError("All args are None and we do not support such a case. "
+                                 f"Received args={args}")
+            names = self._data_names(flat)
+            tracer = _trace.Tracer()
+            fresh = [None if a is None else ndarray(a._data) for a in flat]   # distinct ids
+            in_syms = []
+            for a, name in zip([a for a in fresh if a is not None], names):
+                in_syms.append(Symbol([tracer.bind_var(a, name)]))
+            targs, _ = regroup(fresh, self._in_format)
+            with _trace.tracing(tracer):
+                out = Block.__call__(self, *targs)
+            flat_out, self._out_format = flatten(out, "output")
+            self._cached_graph = (in_syms, tracer.symbol(flat_out))
+        return self._cached_graph
+
+    def _param_map(self) -> dict[str, tuple[str, Parameter]]:
+        """graph variable name → (structural name, Parameter); the last structural name wins."""
+        return {p.var_name(): (name, p) for name, p in self.collect_params().items()}
+
+    def _build_cache(self, *args, update_graph: bool = True) -> None:
+        in_syms, out = self._get_graph(*args)
+        data_names = {s.name: i for i, s in enumerate(in_syms)}
+        pmap = self._param_map()
+        input_names = out.list_inputs()
+        for name in input_names:
+            assert name in data_names or name in pmap, f"Unknown input to HybridBlock: {name}"
+        used = set(input_names)
+        unused = [f"{i}-th" for name, i in data_names.items() if name not in used]
+        if unused:
+            warnings.warn(f"The {', '.join(unused)} input to HybridBlock is not used by any "
+                          "computation. Is this intended?", stacklevel=4)
+        unused_p = [n for n in pmap if n not in used]
+        if unused_p:
+            warnings.warn(f"Parameter {', '.join(unused_p)} is not used by any computation. "
+                          "Is this intended?", stacklevel=4)
+        self._deferred_infer(args, [pmap[n][1] for n in input_names if n in pmap])
+        by_var = {n: p for n, (_, p) in pmap.items()}
+        if self._backend:
+            out, by_var = self._apply_backend(out, by_var)
+            if update_graph:
+                self._cached_graph = (in_syms, out)
+            input_names = out.list_inputs()
+        self._cached_op_args = [(True, data_names[n]) if n in data_names else (False, by_var[n])
+                                for n in input_names]
+        flags = dict(self._flags)
+        self._flags = [("data_indices", [i for i, (d, _) in enumerate(self._cached_op_args) if d]),
+                       ("param_indices", [i for i, (d, _) in enumerate(self._cached_op_args) if not d])] \
+            + [f for f in self._flags if f[0] not in ("data_indices", "param_indices")]
+        self._cached_op = CachedOp(out, input_names, flags)
+
+    def _apply_backend(self, out: Symbol, by_var: dict[str, Parameter]):
+        """Run the `optimize_for` backend on the graph and the parameter values; parameters the
+        backend invents become new Parameters (kept in `_backend_params`, exported too)."""
+        from ..compiler.backends import get_backend
+        used = set(out.list_inputs())
+        aux = set(out.list_auxiliary_states())
+        values = {n: p.data()._data for n, p in by_var.items() if n in used}
+        new_sym, args, auxs = get_backend(self._backend)(
+            out, {k: v for k, v in values.items() if k not in aux},
+            {k: v for k, v in values.items() if k in aux}, **self._backend_opts)
+        by_var = dict(by_var)
+        self._backend_params = {}
+        for name, value in {**args, **auxs}.items():
+            if name in by_var and by_var[name].data()._data is value:
+                continue
+            p = Parameter(name, grad_req="null", shape=value.shape, dtype=value.dtype)
+            p._var_name = name
+            p._load_init(value, None)
+            by_var[name] = self._backend_params[name] = p
+        for name in new_sym.list_inputs():
+            if name not in by_var and not name.startswith("data"):
+                raise RuntimeError("A parameter was added to the graph during optimization but it "
+                                   "was not added to the parameter dicts.\nPlease check the backend.")
+        return new_sym, by_var
+
+    def _deferred_infer(self, args, params: list[Parameter]) -> None:
+        try:
+            for p in params:
+                p.data()
+        except DeferredInitializationError:
+            try:
+                self.infer_shape(*args)
+            except Exception as e:
+                raise ValueError(f"Deferred initialization failed because shape cannot be inferred. {e}") from e
+            for p in params:
+                p._finish_deferred_init()
+
+    def _call_cached_op(self, *args):
+        if self._cached_op is None:
+            self._build_cache(*args)
+        assert self._cached_op, ("Gluon failed to build the cache. This should never happen. "
+                                 "Please submit an issue on Github https://github.com/apache/mxnet.")
+        flat, fmt = flatten(args, "input")
+        if not format_matches(fmt, self._in_format):
+            raise ValueError("The argument structure of HybridBlock does not match the cached "
+                             f"version. Stored format = {fmt}, input format = {self._in_format}")
+        real = [a for a in flat if a is not None]
+        inputs = [real[v]._data if is_data else v.data()._data for is_data, v in self._cached_op_args]
+        if self._callback is not None:
+            warnings.warn("register_op_hook is experimental when static_alloc=True / static_shape=True "
+                          " and may not work correctly", stacklevel=3)
+            cb = self._callback
+            outs = self._cached_op.run_hooked(
+                inputs, lambda name, op, arr: cb(name, op, _readonly(arr)), self._monitor_all)
+        else:
+            outs = self._cached_op(inputs)
+        outs = [ndarray(o) for o in outs]
+        if self._out_format == 0 and len(outs) == 1:
+            return outs[0]
+        return regroup(outs, self._out_format)[0]
+
+    # -- export / optimisation / hooks ----------------------------------------------------------
+    def export(self, path: str | None, epoch: int = 0, remove_amp_cast: bool = True,
+               format: str = "2.x"):
+        from .export import export
+        return export(self, path, epoch, remove_amp_cast, format)
+
+    def optimize_for(self, x, *args, backend: str | None = None, clear: bool = False,
+                     partition_if_dynamic: bool = True, static_alloc: bool = False,
+                     static_shape: bool = False, inline_limit: int = 2,
+                     forward_bulk_size: int | None = None, backward_bulk_size: int | None = None,
+                     **kwargs) -> None:
+        self._backend = backend
+        if kwargs:
+            self._backend_opts = kwargs
+        if clear or not self._active:
+            self.hybridize(True, partition_if_dynamic, static_alloc, static_shape, inline_limit,
+                           forward_bulk_size, backward_bulk_size)
+        flat, _ = flatten([x, *args], "input")
+        if not any(isinstance(a, (ndarray, Symbol)) for a in flat):
+            raise ValueError("In HybridBlock, there must be one NDArray or one Symbol in the input."
+                             " Please check the type of the args.\n")
+        if not self._called_infer_shape_already:
+            self.infer_shape(x, *args)
+            for p in self._reg_params.values():
+                p._finish_deferred_init()
+            self._called_infer_shape_already = True
+        self._build_cache(x, *args)
+        assert self._cached_op, "Gluon failed to build the cache. This should never happen."
+        self._first_forward = True
+        self._backend = None
+        self._backend_opts = {}
+
+    def register_op_hook(self, callback, monitor_all: bool = False) -> None:
+        self._callback = callback
+        self._monitor_all = monitor_all
+        for _, child in self._child_items():
+            child._callback = callback
+            child._monitor_all = monitor_all
+
+    def reset_device(self, device) -> None:
+        for p in self.collect_params().values():
+            p.reset_device(device)
+
+    def reset_ctx(self, ctx) -> None:
+        warnings.warn("HybridBlock.reset_ctx has been renamed to HybridBlock.reset_device",
+                      DeprecationWarning, stacklevel=2)
+        self.reset_device(ctx)
+
+    @staticmethod
+    def generate_arg_names(num: int) -> list[str]:
+        return ["data"] if num == 1 else [f"data{i}" for i in range(num)]
+
+
+def _all_flattenable(args) -> bool:
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            if not _all_flattenable(a):
+                return False
+        elif not (a is None or isinstance(a, (ndarray, Symbol))):
+            return False
+    return True

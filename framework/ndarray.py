@@ -1,0 +1,227 @@
+"""The array type of `framework.np`: a thin handle on a NumPy array.
+
+It is not a NumPy subclass on purpose: every operator on it goes through the operator registry, so
+the same code runs imperatively and under tracing (hybridize). `np.asarray(x)` returns the
+underlying buffer without a copy; `asnumpy()` returns a copy, as in MXNet.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as _onp
+
+from .device import Device, current_device
+
+_F = None  # framework.numpy, bound lazily (it imports this module)
+
+
+def _front():
+    global _F
+    if _F is None:
+        from . import numpy as f
+        _F = f
+    return _F
+
+
+class ndarray:
+    """MXNet-style `np.ndarray` on the CPU."""
+
+    __slots__ = ("_data", "_grad", "__weakref__")
+    __array_ufunc__ = None      # NumPy defers `onp_array + x` to our reflected operators
+    __array_priority__ = 1000.0
+
+    def __init__(self, data: _onp.ndarray):
+        self._data = data
+        self._grad = None
+
+    # -- NumPy interop ------------------------------------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        d = self._data
+        if dtype is not None and d.dtype != dtype:
+            return d.astype(dtype)
+        return d.copy() if copy else d
+
+    def asnumpy(self) -> _onp.ndarray:
+        return _onp.array(self._data, copy=True)
+
+    def wait_to_read(self) -> None:
+        """Execution is synchronous; kept for API compatibility."""
+
+    def wait_to_write(self) -> None:
+        """Execution is synchronous; kept for API compatibility."""
+
+    # -- properties ---------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self._data.shape
+
+    @property
+    def dtype(self) -> _onp.dtype:
+        return self._data.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return self._data.size
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    @property
+    def device(self) -> Device:
+        return Device("cpu", 0)
+
+    ctx = context = device
+
+    @property
+    def stype(self) -> str:
+        return "default"
+
+    @property
+    def T(self) -> "ndarray":
+        return _front().transpose(self)
+
+    @property
+    def grad(self):
+        return self._grad
+
+    def attach_grad(self, grad_req: str = "write", stype=None) -> None:
+        self._grad = ndarray(_onp.zeros_like(self._data))
+
+    def detach(self) -> "ndarray":
+        return ndarray(self._data)
+
+    # -- printing (MXNet's rules: float32 is the default dtype and is not shown) ---------------
+    def __repr__(self) -> str:
+        s = repr(self._data)
+        if "dtype=" in s:
+            if self._data.dtype == _onp.float32:
+                s = s[: s.rindex(",")] + ")"
+        elif self._data.dtype not in (_onp.float32, _onp.bool_):
+            s = s[:-1] + f", dtype={self._data.dtype})"
+        return s
+
+    def __str__(self) -> str:
+        return str(self._data)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return format(self._data.item(), spec)
+        return format(str(self), spec)
+
+    # -- conversions --------------------------------------------------------------------------
+    def item(self, *args):
+        return self._data.item(*args)
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self) -> float:
+        return float(self._data)
+
+    def __int__(self) -> int:
+        return int(self._data)
+
+    def __index__(self) -> int:
+        return self._data.__index__()
+
+    def __bool__(self) -> bool:
+        return bool(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def copyto(self, other):
+        if isinstance(other, ndarray):
+            _onp.copyto(other._data, self._data)
+            return other
+        return self.copy()
+
+    def as_in_context(self, device) -> "ndarray":
+        return self
+
+    as_in_ctx = to_device = as_in_context
+
+    def as_np_ndarray(self) -> "ndarray":
+        return self
+
+    def as_nd_ndarray(self) -> "ndarray":
+        return self
+
+    def tostype(self, stype: str) -> "ndarray":
+        if stype != "default":
+            raise ValueError(f"storage type {stype!r} is not supported")
+        return self
+
+    # -- indexing -----------------------------------------------------------------------------
+    def __getitem__(self, key) -> "ndarray":
+        return _front()._getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        _front()._setitem(self, key, value)
+
+
+def _binary(name: str, reflected: bool = False):
+    def method(self, other):
+        f = getattr(_front(), name)
+        return f(other, self) if reflected else f(self, other)
+    method.__name__ = name
+    return method
+
+
+def _inplace(name: str):
+    def method(self, other):
+        return _front()._inplace(name, self, other)
+    return method
+
+
+def _forward(name: str):
+    def method(self, *args, **kwargs):
+        return getattr(_front(), name)(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+for _dunder, _fn in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                     ("truediv", "true_divide"), ("floordiv", "floor_divide"), ("pow", "power"),
+                     ("mod", "mod"), ("matmul", "matmul"), ("and", "bitwise_and"),
+                     ("or", "bitwise_or"), ("xor", "bitwise_xor")]:
+    setattr(ndarray, f"__{_dunder}__", _binary(_fn))
+    setattr(ndarray, f"__r{_dunder}__", _binary(_fn, reflected=True))
+    setattr(ndarray, f"__i{_dunder}__", _inplace(_fn))
+
+for _dunder, _fn in [("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
+                     ("ge", "greater_equal"), ("eq", "equal"), ("ne", "not_equal")]:
+    setattr(ndarray, f"__{_dunder}__", _binary(_fn))
+
+ndarray.__neg__ = lambda self: _front().negative(self)
+ndarray.__pos__ = lambda self: self
+ndarray.__abs__ = lambda self: _front().abs(self)
+ndarray.__invert__ = lambda self: _front().invert(self)
+
+for _m in ["reshape", "transpose", "astype", "copy", "flatten", "squeeze", "sum", "mean", "max",
+           "min", "prod", "std", "var", "argmax", "argmin", "cumsum", "clip", "dot", "swapaxes",
+           "repeat", "tile", "sort", "argsort", "round", "all", "any", "expand_dims", "split",
+           "take", "nonzero", "ravel", "broadcast_to", "flip", "topk"]:
+    setattr(ndarray, _m, _forward(_m))
+
+
+def wrap(data: Any) -> ndarray:
+    """Wrap a NumPy array (zero-copy) as a framework array."""
+    return ndarray(data if isinstance(data, _onp.ndarray) else _onp.asarray(data))
+

@@ -1,0 +1,76 @@
+"""Helpers shared by the `framework.numpy` front-end modules."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as _onp
+
+from ..ndarray import ndarray
+from ..ops.invoke import invoke
+from ..symbol import trace as _trace
+
+__all__ = ["ndarray", "invoke", "as_nd", "is_scalar", "is_int_scalar", "tracing", "dtype_of",
+           "default_float", "axis_tuple"]
+
+_F32 = _onp.dtype(_onp.float32)
+
+
+def default_float() -> _onp.dtype:
+    return _F32
+
+
+def tracing() -> bool:
+    return _trace.current() is not None
+
+
+def is_scalar(x) -> bool:
+    return isinstance(x, (numbers.Number, _onp.generic)) and not isinstance(x, _onp.ndarray)
+
+
+def is_int_scalar(x) -> bool:
+    return isinstance(x, (numbers.Integral, _onp.integer, _onp.bool_))
+
+
+def dtype_of(dtype):
+    """A dtype argument ('float32', np.float32, numpy dtype, None) → numpy dtype or None."""
+    if dtype is None:
+        return None
+    if isinstance(dtype, str) and dtype == "bool":
+        return _onp.dtype(_onp.bool_)
+    return _onp.dtype(dtype)
+
+
+def as_nd(x, dtype=None) -> ndarray:
+    """Array-like → framework array (no copy for framework / NumPy arrays)."""
+    if isinstance(x, ndarray):
+        return x
+    if isinstance(x, _onp.ndarray):
+        return ndarray(x)
+    if hasattr(x, "_outputs"):   # a Symbol: let invoke compose it
+        return x
+    if is_scalar(x) and dtype is None:
+        if isinstance(x, (bool, _onp.bool_)):
+            return ndarray(_onp.asarray(x, dtype=_onp.bool_))
+        if isinstance(x, _onp.generic):
+            return ndarray(_onp.asarray(x))
+        return ndarray(_onp.asarray(x, dtype=_onp.int64 if isinstance(x, int) else _F32))
+    arr = _onp.asarray(x)
+    if dtype is not None:
+        arr = arr.astype(dtype_of(dtype), copy=False)
+    elif arr.dtype == _onp.float64 and not isinstance(x, _onp.ndarray):
+        arr = arr.astype(_F32)
+    return ndarray(arr)
+
+
+def axis_tuple(axis):
+    if axis is None:
+        return None
+    if isinstance(axis, (list, tuple)):
+        return tuple(int(a) for a in axis)
+    return (int(axis),)
+
+
+def shape_tuple(shape):
+    if isinstance(shape, (list, tuple)):
+        return tuple(int(s) for s in shape)
+    return (int(shape),)

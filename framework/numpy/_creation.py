@@ -1,0 +1,147 @@
+"""Array creation: array/asarray (constants, not ops) and zeros/ones/full/arange/… (ops)."""
+from __future__ import annotations
+
+import numpy as _onp
+
+from ._base import as_nd, default_float, dtype_of, invoke, ndarray, shape_tuple
+
+__all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
+           "full_like", "empty_like", "arange", "linspace", "eye", "identity", "copy",
+           "from_numpy", "ascontiguousarray"]
+
+
+def _ctx(device=None, ctx=None):
+    d = device if device is not None else ctx
+    return "cpu(0)" if d is None else str(d)
+
+
+def array(object, dtype=None, device=None, ctx=None, copy=True):
+    """MXNet `np.array`: a framework array holding a copy of `object`.
+
+    Python data (lists, scalars) default to float32 (MXNet's default dtype), whatever their
+    element type; framework and NumPy arrays keep their dtype.
+    """
+    dt = dtype_of(dtype)
+    if isinstance(object, ndarray):
+        src = object._data
+    elif isinstance(object, _onp.ndarray):
+        src = object
+    elif hasattr(object, "asnumpy"):
+        src = object.asnumpy()
+    else:
+        if dt is None:
+            dt = _onp.dtype(object.dtype) if hasattr(object, "dtype") else default_float()
+        if isinstance(object, (list, tuple)):
+            object = [x.asnumpy() if isinstance(x, ndarray) else x for x in object]
+        return ndarray(_onp.array(object, dtype=dt))
+    if dt is None:
+        dt = src.dtype
+    return ndarray(_onp.array(src, dtype=dt, copy=True))
+
+
+def asarray(obj, dtype=None, device=None, ctx=None):
+    if isinstance(obj, ndarray) and (dtype is None or obj._data.dtype == dtype_of(dtype)):
+        return obj
+    return array(obj, dtype=dtype)
+
+
+def from_numpy(ndarray_, zero_copy=True):
+    return ndarray(ndarray_ if zero_copy else ndarray_.copy())
+
+
+def ascontiguousarray(a, dtype=None):
+    return array(a, dtype=dtype)
+
+
+def _init(op, shape, dtype, device, **extra):
+    dt = dtype_of(dtype) or default_float()
+    attrs = {"shape": shape_tuple(shape), "ctx": _ctx(device), "dtype": dt, **extra}
+    return invoke(op, [], attrs)
+
+
+def zeros(shape, dtype=None, order="C", device=None, ctx=None):
+    return _init("_npi_zeros", shape, dtype, device or ctx)
+
+
+def ones(shape, dtype=None, order="C", device=None, ctx=None):
+    return _init("_npi_ones", shape, dtype, device or ctx)
+
+
+def empty(shape, dtype=None, order="C", device=None, ctx=None):
+    return _init("_npi_zeros", shape, dtype, device or ctx)
+
+
+def full(shape, fill_value, dtype=None, order="C", device=None, ctx=None, out=None):
+    if isinstance(fill_value, ndarray) and fill_value.ndim > 0:
+        from ._shape import broadcast_to
+        r = broadcast_to(fill_value.astype(dtype) if dtype else fill_value, shape_tuple(shape))
+        return r.copy()
+    if dtype is None:
+        if isinstance(fill_value, (bool, _onp.bool_)):
+            dtype = _onp.bool_
+        elif isinstance(fill_value, _onp.generic):
+            dtype = fill_value.dtype
+    res = _init("_npi_full", shape, dtype, device or ctx, value=float(fill_value))
+    if out is not None:
+        out._data[...] = res._data
+        return out
+    return res
+
+
+def zeros_like(a, dtype=None, order="C", device=None, ctx=None, out=None):
+    return full_like(a, 0, dtype=dtype, device=device)
+
+
+def ones_like(a, dtype=None, order="C", device=None, ctx=None, out=None):
+    return full_like(a, 1, dtype=dtype, device=device)
+
+
+def empty_like(prototype, dtype=None, order="C", subok=False, shape=None):
+    return full_like(prototype, 0, dtype=dtype)
+
+
+def full_like(a, fill_value, dtype=None, order="C", device=None, ctx=None, out=None):
+    a = as_nd(a)
+    res = invoke("_npi_full_like", [a], {"fill_value": float(fill_value), "ctx": _ctx(device),
+                                         "dtype": dtype_of(dtype)})
+    if out is not None:
+        out._data[...] = res._data
+        return out
+    return res
+
+
+def arange(start, stop=None, step=1, dtype=None, device=None, ctx=None):
+    """Evenly spaced values (float32 unless `dtype` says otherwise, as in MXNet)."""
+    if step == 0:
+        raise ZeroDivisionError("step cannot be 0")
+    return invoke("_npi_arange", [], {"start": float(start),
+                                      "stop": None if stop is None else float(stop),
+                                      "step": float(step), "repeat": 1, "infer_range": False,
+                                      "ctx": _ctx(device or ctx),
+                                      "dtype": dtype_of(dtype) or default_float()})
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
+             device=None, ctx=None):
+    res = invoke("_npi_linspace", [], {"start": float(start), "stop": float(stop),
+                                       "num": int(num), "endpoint": bool(endpoint),
+                                       "ctx": _ctx(device or ctx),
+                                       "dtype": dtype_of(dtype) or default_float()})
+    if retstep:
+        div = (num - 1) if endpoint else num
+        return res, (stop - start) / div if div > 0 else float("nan")
+    return res
+
+
+def eye(N, M=None, k=0, dtype=None, device=None, ctx=None, **kwargs):
+    return invoke("_npi_eye", [], {"N": int(N), "M": None if M is None else int(M), "k": int(k),
+                                   "ctx": _ctx(device or ctx),
+                                   "dtype": dtype_of(dtype) or default_float()})
+
+
+def identity(n, dtype=None, device=None, ctx=None):
+    return eye(n, dtype=dtype, device=device or ctx)
+
+
+def copy(a, order="C"):
+    return invoke("_npi_copy", [as_nd(a)])

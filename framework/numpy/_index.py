@@ -1,0 +1,184 @@
+"""Indexing of framework arrays: `x[key]`, `x[key] = v`, and the in-place operators (`x += y`).
+
+Imperatively, basic indexing returns NumPy views (MXNet shares memory for contiguous slices too)
+and advanced indexing copies. While tracing, keys are recorded as MXNet 2.x records them in
+deferred-compute mode: an integer → `slice` (begin k, end k+1) + `_npx_reshape (-3, -4)`; a step-1
+slice → `slice` on axis 0; a stepped slice → `slice` with step; a tuple of ints/slices → one
+`slice` with begin/end/step lists + `_npx_reshape` (-2 keep, -3 drop, -4 rest). `None` and
+`Ellipsis` (rejected by MXNet in a HybridBlock) are supported here with extra `expand_dims` nodes.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as _onp
+
+from ..base import MXNetError
+from ._base import as_nd, invoke, ndarray, tracing
+
+__all__: list[str] = []
+
+
+def _is_int(k) -> bool:
+    return isinstance(k, (numbers.Integral, _onp.integer)) and not isinstance(k, (bool, _onp.bool_))
+
+
+def _key_to_numpy(key):
+    if isinstance(key, ndarray):
+        return key._data
+    if isinstance(key, tuple):
+        return tuple(k._data if isinstance(k, ndarray) else k for k in key)
+    return key
+
+
+def _is_basic(key) -> bool:
+    ks = key if isinstance(key, tuple) else (key,)
+    return all(_is_int(k) or isinstance(k, slice) or k is None or k is Ellipsis for k in ks)
+
+
+def _getitem(x, key):
+    if not tracing():
+        k = _key_to_numpy(key)
+        if isinstance(k, list):
+            arr = _onp.asarray(k)
+            k = arr if arr.dtype == _onp.bool_ else arr.astype(_onp.int64) if arr.size else arr
+        r = x._data[k]
+        return ndarray(r if isinstance(r, _onp.ndarray) else _onp.asarray(r))
+    return _traced_getitem(x, key)
+
+
+def _traced_getitem(x, key):
+    shape = x.shape
+    if isinstance(key, (bool, _onp.bool_)):
+        raise MXNetError("boolean scalar indexing is not supported in a hybridized forward")
+    if isinstance(key, tuple) and len(key) == 0:
+        return x
+    if _is_int(key):
+        k = int(key)
+        n = shape[0]
+        if not -n <= k < n:
+            raise IndexError(f"index {k} is out of bounds for axis 0 with size {n}")
+        k = k + n if k < 0 else k
+        s = invoke("slice", [x], {"begin": (k,), "end": (k + 1,)})
+        return invoke("_npx_reshape", [s], {"newshape": (-3, -4)})
+    if isinstance(key, slice):
+        if key.step is None or key.step == 1:
+            if key.start is None and key.stop is None:
+                return x
+            b, e, _ = key.indices(shape[0])
+            e = max(e, b)
+            return invoke("slice", [x], {"begin": (b,), "end": (e,)})
+        if key.step == 0:
+            raise ValueError("slice step cannot be zero")
+        return invoke("slice", [x], {"begin": (key.start,), "end": (key.stop,),
+                                     "step": (key.step,)})
+    if isinstance(key, ndarray) and key.dtype == _onp.bool_:
+        flat = invoke("_npx_reshape", [x], {"newshape": (-1,) + tuple(shape[key.ndim:]),
+                                            "reverse": False, "order": "C"})
+        m = invoke("_npx_reshape", [key], {"newshape": (-1,), "reverse": False, "order": "C"})
+        return invoke("_npi_boolean_mask", [flat, m], {"axis": 0})
+    if isinstance(key, ndarray) or isinstance(key, list):
+        idx = key if isinstance(key, ndarray) else as_nd(_onp.asarray(key, dtype=_onp.int64))
+        return invoke("take", [x, idx], {"axis": 0, "mode": "wrap"})
+    if not isinstance(key, tuple):
+        raise MXNetError(f"The type of indexing used ({type(key).__name__}) is not supported in "
+                         "HybridBlock.")
+    if not _is_basic(key):
+        if all(isinstance(k, ndarray) for k in key):
+            from ._shape import stack
+            idx = stack(list(key))
+            return invoke("gather_nd", [x, idx])
+        raise MXNetError("The type of indexing used is not supported in HybridBlock.")
+    # expand Ellipsis, note None positions
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if n_real > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, but "
+                         f"{n_real} were indexed")
+    expanded = []
+    for k in key:
+        if k is Ellipsis:
+            expanded.extend([slice(None)] * (len(shape) - n_real))
+        else:
+            expanded.append(k)
+    none_pos = []
+    real = []
+    for k in expanded:
+        if k is None:
+            none_pos.append(len(real) + len(none_pos))
+        else:
+            real.append(k)
+    begin, end, step, newshape = [], [], [], []
+    for ax, k in enumerate(real):
+        if isinstance(k, slice):
+            if k.step == 0:
+                raise ValueError("slice step cannot be zero")
+            begin.append(k.start)
+            end.append(k.stop)
+            step.append(k.step)
+            newshape.append(-2)
+        else:
+            k = int(k)
+            if not -shape[ax] <= k < shape[ax]:
+                raise IndexError(f"index {k} is out of bounds for axis {ax} with size {shape[ax]}")
+            if k >= 0:
+                begin.append(k)
+                end.append(k + 1)
+                step.append(1)
+            else:
+                begin.append(k)
+                end.append(k - 1)
+                step.append(-1)
+            newshape.append(-3)
+    out = x
+    if real:
+        out = invoke("slice", [x], {"begin": tuple(begin), "end": tuple(end), "step": tuple(step)})
+        out = invoke("_npx_reshape", [out], {"newshape": tuple(newshape) + (-4,),
+                                             "reverse": False, "order": "C"})
+    # None → new axes; positions count in the output without the dropped integer axes
+    if none_pos:
+        dropped = 0
+        kept_positions = []
+        pos = 0
+        for k in expanded:
+            if k is None:
+                kept_positions.append(pos)
+                pos += 1
+            elif _is_int(k):
+                dropped += 1
+            else:
+                pos += 1
+        for p in kept_positions:
+            out = invoke("expand_dims", [out], {"axis": p})
+    return out
+
+
+def _setitem(x, key, value):
+    if tracing():
+        raise MXNetError("In-place assignment (x[key] = value) is not supported inside a "
+                         "hybridized forward; build the result with np.where / concatenate "
+                         "instead.")
+    k = _key_to_numpy(key)
+    if isinstance(k, list):
+        arr = _onp.asarray(k)
+        k = arr if arr.dtype == _onp.bool_ else arr.astype(_onp.int64)
+    v = value._data if isinstance(value, ndarray) else value
+    if isinstance(v, (list, tuple)):
+        v = _onp.asarray(v)
+    x._data[k] = v
+
+
+def _inplace(fn_name, x, other):
+    """`x += y` & co.: outside a trace write into x's buffer and return x; inside, out-of-place."""
+    from .. import numpy as front
+    res = getattr(front, fn_name)(x, other)
+    if res is NotImplemented:
+        return NotImplemented
+    if tracing():
+        return res
+    if res.shape != x.shape:
+        raise ValueError(f"non-broadcastable output operand with shape {x.shape} doesn't match "
+                         f"the broadcast shape {res.shape}")
+    _onp.copyto(x._data, res._data, casting="unsafe")
+    return x

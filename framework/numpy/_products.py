@@ -1,0 +1,70 @@
+"""dot, matmul, tensordot, einsum, inner, outer, vdot of `framework.np`."""
+from __future__ import annotations
+
+import numpy as _onp
+
+from ._base import as_nd, invoke, is_scalar
+
+__all__ = ["dot", "matmul", "tensordot", "einsum", "inner", "outer", "vdot", "kron"]
+
+
+def dot(a, b, out=None):
+    """NumPy dot (op `_npi_dot`)."""
+    if is_scalar(a) or is_scalar(b):
+        from ._math import multiply
+        return multiply(a, b, out=out)
+    res = invoke("_npi_dot", [as_nd(a), as_nd(b)])
+    if out is not None:
+        out._data[...] = res._data
+        return out
+    return res
+
+
+def matmul(a, b, out=None, **kw):
+    res = invoke("_npi_matmul", [as_nd(a), as_nd(b)])
+    if out is not None:
+        out._data[...] = res._data
+        return out
+    return res
+
+
+def tensordot(a, b, axes=2):
+    """op `_npi_tensordot` (axis lists) or `_npi_tensordot_int_axes` (an int)."""
+    a, b = as_nd(a), as_nd(b)
+    if isinstance(axes, (int, _onp.integer)):
+        return invoke("_npi_tensordot_int_axes", [a, b], {"axes": int(axes)})
+    xa, ya = axes
+    xa = (xa,) if isinstance(xa, int) else tuple(xa)
+    ya = (ya,) if isinstance(ya, int) else tuple(ya)
+    return invoke("_npi_tensordot", [a, b], {"a_axes_summed": xa, "b_axes_summed": ya})
+
+
+def einsum(*operands, **kwargs):
+    subscripts, arrs = operands[0], [as_nd(x) for x in operands[1:]]
+    optimize = kwargs.get("optimize", False)
+    return invoke("_npi_einsum", arrs, {"subscripts": subscripts, "num_args": len(arrs),
+                                        "optimize": int(bool(optimize))})
+
+
+def inner(a, b):
+    a, b = as_nd(a), as_nd(b)
+    if a.ndim == 0 or b.ndim == 0:
+        from ._math import multiply
+        return multiply(a, b)
+    return invoke("_npi_tensordot", [a, b], {"a_axes_summed": (a.ndim - 1,),
+                                             "b_axes_summed": (b.ndim - 1,)})
+
+
+def outer(a, b):
+    from ._shape import ravel
+    return invoke("_npi_tensordot_int_axes", [ravel(a), ravel(b)], {"axes": 0})
+
+
+def vdot(a, b):
+    from ._shape import ravel
+    return dot(ravel(a), ravel(b))
+
+
+def kron(a, b):
+    from ..ndarray import ndarray
+    return ndarray(_onp.kron(as_nd(a)._data, as_nd(b)._data))

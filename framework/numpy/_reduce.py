@@ -1,0 +1,123 @@
+"""Reductions of `framework.np` (`_npi_sum`, `_npi_mean`, … with MXNet 2.x attrs)."""
+from __future__ import annotations
+
+import numpy as _onp
+
+from ._base import as_nd, axis_tuple, default_float, dtype_of, invoke
+
+__all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "std", "var", "argmax", "argmin",
+           "cumsum", "all", "any", "nansum", "average", "count_nonzero"]
+
+
+def _finish(res, out):
+    if out is None:
+        return res
+    _onp.copyto(out._data, res._data, casting="unsafe")
+    return out
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, **kw):  # noqa: A001
+    return _finish(invoke("_npi_sum", [as_nd(a)], {"axis": axis_tuple(axis),
+                                                   "dtype": dtype_of(dtype),
+                                                   "keepdims": bool(keepdims),
+                                                   "initial": initial}), out)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, **kw):
+    return _finish(invoke("_npi_prod", [as_nd(a)], {"axis": axis_tuple(axis),
+                                                    "dtype": dtype_of(dtype),
+                                                    "keepdims": bool(keepdims),
+                                                    "initial": initial}), out)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+    """Arithmetic mean; MXNet records dtype float32 (the default dtype) when none is given."""
+    return _finish(invoke("_npi_mean", [as_nd(a)], {"axis": axis_tuple(axis),
+                                                    "dtype": dtype_of(dtype) or default_float(),
+                                                    "keepdims": bool(keepdims),
+                                                    "initial": None}), out)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, **kw):  # noqa: A001
+    return _finish(invoke("_npi_max", [as_nd(a)], {"axis": axis_tuple(axis),
+                                                   "keepdims": bool(keepdims),
+                                                   "initial": initial}), out)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, **kw):  # noqa: A001
+    return _finish(invoke("_npi_min", [as_nd(a)], {"axis": axis_tuple(axis),
+                                                   "keepdims": bool(keepdims),
+                                                   "initial": initial}), out)
+
+
+amax, amin = max, min
+
+
+def _stat(op, a, axis, dtype, out, ddof, keepdims):
+    return _finish(invoke(op, [as_nd(a)], {"axis": axis_tuple(axis), "dtype": dtype_of(dtype),
+                                           "ddof": int(ddof), "keepdims": bool(keepdims)}), out)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+    return _stat("_npi_std", a, axis, dtype, out, ddof, keepdims)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+    return _stat("_npi_var", a, axis, dtype, out, ddof, keepdims)
+
+
+def argmax(a, axis=None, out=None, keepdims=False):
+    return _finish(invoke("_npi_argmax", [as_nd(a)], {"axis": axis, "keepdims": bool(keepdims)}),
+                   out)
+
+
+def argmin(a, axis=None, out=None, keepdims=False):
+    return _finish(invoke("_npi_argmin", [as_nd(a)], {"axis": axis, "keepdims": bool(keepdims)}),
+                   out)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    return _finish(invoke("_npi_cumsum", [as_nd(a)], {"axis": axis, "dtype": dtype_of(dtype)}),
+                   out)
+
+
+def all(a, axis=None, out=None, keepdims=False):  # noqa: A001
+    return _finish(invoke("_npi_all", [as_nd(a)], {"axis": axis_tuple(axis),
+                                                   "keepdims": bool(keepdims)}), out)
+
+
+def any(a, axis=None, out=None, keepdims=False):  # noqa: A001
+    return _finish(invoke("_npi_any", [as_nd(a)], {"axis": axis_tuple(axis),
+                                                   "keepdims": bool(keepdims)}), out)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+    a = as_nd(a)
+    from ._math import isnan, where
+    return sum(where(isnan(a), 0, a), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+
+def average(a, axis=None, weights=None, returned=False, out=None):
+    a = as_nd(a)
+    if weights is None:
+        avg = mean(a, axis=axis)
+        cnt = a.size / (avg.size or 1)
+        return (avg, cnt) if returned else avg
+    from ._math import multiply, true_divide
+    w = as_nd(weights)
+    if w.shape != a.shape and axis is not None:
+        shape = [1] * a.ndim
+        shape[axis] = w.shape[0]
+        w = w.reshape(tuple(shape))
+    num = sum(multiply(a, w), axis=axis)
+    den = sum(w * _onp.ones(a.shape, dtype=a.dtype) if w.shape != a.shape else w, axis=axis)
+    avg = true_divide(num, den)
+    return (avg, den) if returned else avg
+
+
+def count_nonzero(a, axis=None):
+    a = as_nd(a)
+    from ._math import not_equal
+    return sum(not_equal(a, 0).astype(_onp.int64), axis=axis)
+
+

@@ -1,0 +1,92 @@
+"""`framework.np.linalg`: norm (op `_npi_norm` with MXNet's flag convention) and friends."""
+from __future__ import annotations
+
+from ._base import as_nd, axis_tuple, invoke
+
+__all__ = ["norm", "inv", "det", "slogdet", "solve", "cholesky", "svd", "eigh", "eigvalsh",
+           "pinv", "matrix_rank"]
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """Vector / matrix norms. Flags as MXNet: -2 all-elements 2-norm, -1 vector p-norm,
+    0 matrix 2-norm, 1 Frobenius, 2 nuclear."""
+    x = as_nd(x)
+    ax = axis_tuple(axis)
+    if ax is None and ord is None:
+        return invoke("_npi_norm", [x], {"ord": 2, "axis": None, "keepdims": keepdims, "flag": -2})
+    if ax is not None and len(ax) == 2:
+        from ._math import absolute
+        from ._reduce import max as _max, min as _min, sum as _sum
+        r, c = ax
+        if ord in ("inf", "-inf", float("inf"), float("-inf")):
+            if not keepdims and r > c:
+                r -= 1
+            s = _sum(absolute(x), axis=c, keepdims=keepdims)
+            return (_max if ord in ("inf", float("inf")) else _min)(s, axis=r, keepdims=keepdims)
+        if ord in (1, -1):
+            if not keepdims and r < c:
+                c -= 1
+            s = _sum(absolute(x), axis=r, keepdims=keepdims)
+            return (_max if ord == 1 else _min)(s, axis=c, keepdims=keepdims)
+        if ord in (2, -2):
+            return invoke("_npi_norm", [x], {"ord": ord, "axis": ax, "keepdims": keepdims,
+                                             "flag": 0})
+        if ord is None:
+            return invoke("_npi_norm", [x], {"ord": 2, "axis": ax, "keepdims": keepdims,
+                                             "flag": 1})
+    if ord in ("inf", float("inf")) or ord in ("-inf", float("-inf")):
+        from ._math import absolute
+        from ._reduce import max as _max, min as _min
+        f = _max if ord in ("inf", float("inf")) else _min
+        return f(absolute(x), axis=ax, keepdims=keepdims)
+    if ord is None:
+        return invoke("_npi_norm", [x], {"ord": 2, "axis": ax, "keepdims": keepdims, "flag": 1})
+    if ord == "nuc":
+        return invoke("_npi_norm", [x], {"ord": 2, "axis": ax, "keepdims": keepdims, "flag": 2})
+    if ord in ("fro", "f"):
+        return invoke("_npi_norm", [x], {"ord": 2, "axis": ax, "keepdims": keepdims, "flag": 1})
+    return invoke("_npi_norm", [x], {"ord": ord, "axis": ax, "keepdims": keepdims, "flag": -1})
+
+
+def inv(a):
+    return invoke("_npi_inv", [as_nd(a)])
+
+
+def det(a):
+    return invoke("_npi_det", [as_nd(a)])
+
+
+def slogdet(a):
+    return invoke("_npi_slogdet", [as_nd(a)])
+
+
+def solve(a, b):
+    return invoke("_npi_solve", [as_nd(a), as_nd(b)])
+
+
+def cholesky(a, upper=False):
+    return invoke("_npi_cholesky", [as_nd(a)], {"lower": not upper})
+
+
+def svd(a):
+    return invoke("_npi_svd", [as_nd(a)])
+
+
+def eigh(a, UPLO="L"):
+    return invoke("_npi_eigh", [as_nd(a)], {"UPLO": UPLO})
+
+
+def eigvalsh(a, UPLO="L"):
+    return invoke("_npi_eigvalsh", [as_nd(a)], {"UPLO": UPLO})
+
+
+def pinv(a, rcond=1e-15, hermitian=False):
+    return invoke("_npi_pinv_scalar_rcond", [as_nd(a)], {"rcond": float(rcond),
+                                                          "hermitian": bool(hermitian)})
+
+
+def matrix_rank(M, tol=None, hermitian=False):
+    import numpy as _onp
+    from ..ndarray import ndarray
+    return ndarray(_onp.asarray(_onp.linalg.matrix_rank(as_nd(M)._data, tol=tol,
+                                                        hermitian=hermitian)))

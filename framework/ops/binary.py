@@ -1,0 +1,320 @@
+"""Binary element-wise ops: broadcast/elemwise tensor-tensor ops and tensor-scalar ops.
+
+Tensor-tensor: inputs `lhs`, `rhs`, NumPy broadcasting (the 1.x `elemwise_*` ops are the same
+computation on equal shapes). Dtypes follow MXNet 2.x: a float operand wins over an int one,
+`true_divide` of integers gives float32. Comparisons / logical ops give bool for `_npi_*` and
+1/0 in the input dtype for the 1.x names.
+
+Tensor-scalar: attrs `scalar` (double) and `is_int` (2.x; absent in 1.x files, default True).
+An integer array with a non-integer scalar computes in float32, as in MXNet 2.x.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .attrs import Bool, Int
+from .registry import register
+from ._common import (BOOL, F32, F64, I64, ScalarAttr, bshape, is_float, result_dtype,
+                      same_shape)
+
+
+def _ret(r):
+    return r if type(r) is np.ndarray else np.asarray(r)
+
+
+def _bin_shape(a, s):
+    return [bshape("broadcast", s[0], s[1])]
+
+
+def _arith_type(a, d):
+    return [result_dtype(d[0], d[1])]
+
+
+def _div_type(a, d):
+    dt = result_dtype(d[0], d[1])
+    return [dt if is_float(dt) else F32]
+
+
+def _bool_type(a, d):
+    return [BOOL]
+
+
+def _legacy_cmp_type(a, d):
+    return [result_dtype(d[0], d[1])]
+
+
+def _mod(x, y):
+    r = np.mod(x, y)
+    if is_float(r.dtype) and r.size and not np.all(y):
+        r = np.where(y == 0, r.dtype.type(0), r)
+    return r
+
+
+def _fmod(x, y):
+    r = np.fmod(x, y)
+    if is_float(r.dtype) and r.size and not np.all(y):
+        r = np.where(y == 0, r.dtype.type(0), r)
+    return r
+
+
+def _floor_divide(x, y):
+    return np.floor_divide(x, y)
+
+
+def _power(x, y):
+    if not is_float(x.dtype) and np.any(y < 0):
+        return np.power(x.astype(np.float64), y).astype(x.dtype)
+    return np.power(x, y)
+
+
+def _ldexp(x, y):
+    return (x * np.power(2.0, y)).astype(x.dtype)
+
+
+_UFUNC_OUT = {np.add, np.subtract, np.multiply, np.divide, np.maximum, np.minimum, np.hypot,
+              np.arctan2, np.copysign, np.fmax, np.fmin, np.logaddexp}
+
+
+def _arith_kernel(fn, div=False, cast_int_float=False):
+    takes_out = fn in _UFUNC_OUT
+
+    def kernel(a, x, y, out=None):
+        dt = x.dtype if x.dtype == y.dtype else result_dtype(x.dtype, y.dtype)
+        if (div or cast_int_float) and not is_float(dt):
+            dt = F32
+        if x.dtype != dt:
+            x = x.astype(dt)
+        if y.dtype != dt:
+            y = y.astype(dt)
+        with np.errstate(all="ignore"):
+            if out is not None:
+                if takes_out and out.dtype == dt:
+                    fn(x, y, out=out)
+                else:
+                    out[...] = fn(x, y)
+                return out
+            return _ret(fn(x, y))
+    return kernel
+
+
+# canonical name, aliases, fn, integer→float
+_ARITH = [
+    ("_npi_add", ("broadcast_add", "broadcast_plus", "elemwise_add", "_add", "_plus", "_Plus",
+                  "_grad_add"), np.add, False),
+    ("_npi_subtract", ("broadcast_sub", "broadcast_minus", "elemwise_sub", "_sub", "_minus",
+                       "_Minus"), np.subtract, False),
+    ("_npi_multiply", ("broadcast_mul", "elemwise_mul", "_mul", "_Mul"), np.multiply, False),
+    ("_npi_power", ("broadcast_power", "_power", "_Power"), _power, False),
+    ("_npi_maximum", ("broadcast_maximum", "_maximum", "_Maximum"), np.maximum, False),
+    ("_npi_minimum", ("broadcast_minimum", "_minimum", "_Minimum"), np.minimum, False),
+    ("_npi_mod", ("broadcast_mod", "_mod", "_Mod"), _mod, False),
+    ("_npi_fmod", (), _fmod, False),
+    ("_npi_floor_divide", (), _floor_divide, False),
+    ("_npi_hypot", ("broadcast_hypot", "_hypot", "_Hypot"), np.hypot, True),
+    ("_npi_arctan2", (), np.arctan2, True),
+    ("_npi_copysign", (), np.copysign, True),
+    ("_npi_fmax", (), np.fmax, False),
+    ("_npi_fmin", (), np.fmin, False),
+    ("_npi_logaddexp", (), np.logaddexp, True),
+    ("_npi_ldexp", (), _ldexp, True),
+    ("_npi_lcm", (), np.lcm, False),
+    ("_npi_gcd", (), np.gcd, False),
+    ("_npi_bitwise_and", (), np.bitwise_and, False),
+    ("_npi_bitwise_or", (), np.bitwise_or, False),
+    ("_npi_bitwise_xor", (), np.bitwise_xor, False),
+    ("_npi_left_shift", (), np.left_shift, False),
+    ("_npi_right_shift", (), np.right_shift, False),
+]
+
+for _name, _aliases, _fn, _tofloat in _ARITH:
+    register(_name, *_aliases, inputs=("lhs", "rhs"), infer_shape=_bin_shape,
+             infer_type=_div_type if _tofloat else _arith_type,
+             out=True)(_arith_kernel(_fn, cast_int_float=_tofloat))
+
+register("_npi_true_divide", inputs=("lhs", "rhs"), infer_shape=_bin_shape,
+         infer_type=_div_type, out=True)(_arith_kernel(np.divide, div=True))
+
+
+def _legacy_div(x, y):
+    if is_float(x.dtype):
+        return np.divide(x, y)
+    with np.errstate(all="ignore"):   # C-style integer division (truncation)
+        q = np.trunc(np.divide(x, y))
+    return q.astype(x.dtype)
+
+
+register("broadcast_div", "elemwise_div", "_div", "_Div", inputs=("lhs", "rhs"),
+         infer_shape=_bin_shape, infer_type=_arith_type, out=True)(_arith_kernel(_legacy_div))
+
+
+# -- comparisons and logical ops -------------------------------------------------------------
+_CMP = [
+    ("equal", np.equal, ("broadcast_equal", "_equal", "_Equal")),
+    ("not_equal", np.not_equal, ("broadcast_not_equal", "_not_equal", "_Not_Equal")),
+    ("greater", np.greater, ("broadcast_greater", "_greater", "_Greater")),
+    ("greater_equal", np.greater_equal, ("broadcast_greater_equal", "_greater_equal",
+                                         "_Greater_Equal")),
+    ("less", np.less, ("broadcast_lesser", "_lesser", "_Lesser")),
+    ("less_equal", np.less_equal, ("broadcast_lesser_equal", "_lesser_equal", "_Lesser_Equal")),
+    ("logical_and", np.logical_and, ("broadcast_logical_and", "_logical_and", "_Logical_And")),
+    ("logical_or", np.logical_or, ("broadcast_logical_or", "_logical_or", "_Logical_Or")),
+    ("logical_xor", np.logical_xor, ("broadcast_logical_xor", "_logical_xor", "_Logical_Xor")),
+]
+
+
+def _cmp_kernel(fn, legacy):
+    def kernel(a, x, y):
+        if x.dtype != y.dtype:
+            dt = result_dtype(x.dtype, y.dtype)
+            x, y = x.astype(dt), y.astype(dt)
+        r = fn(x, y)
+        if legacy:
+            return _ret(r.astype(result_dtype(x.dtype, y.dtype)))
+        return _ret(r)
+    return kernel
+
+
+for _base, _fn, _legacy in _CMP:
+    register(f"_npi_{_base}", inputs=("lhs", "rhs"), infer_shape=_bin_shape,
+             infer_type=_bool_type)(_cmp_kernel(_fn, False))
+    register(_legacy[0], *_legacy[1:], inputs=("lhs", "rhs"), infer_shape=_bin_shape,
+             infer_type=_legacy_cmp_type)(_cmp_kernel(_fn, True))
+
+
+# -- tensor ∘ scalar --------------------------------------------------------------------------
+_SCALAR_ATTRS = {"scalar": ScalarAttr(1.0), "is_int": Bool(True)}
+
+
+def _scalar_dtype(a, dt, div=False):
+    """MXNet 2.x: int array ∘ float scalar → float64, bool ∘ int → int64, true_divide → float32."""
+    if not is_float(dt):
+        if div:
+            return F32
+        if not a.is_int:
+            return F64
+        if dt == BOOL:
+            return I64
+    return dt
+
+
+def _scalar_kernel(fn, reflected=False, div=False):
+    takes_out = fn in _UFUNC_OUT
+
+    def kernel(a, x, out=None):
+        dt = _scalar_dtype(a, x.dtype, div)
+        if x.dtype != dt:
+            x = x.astype(dt)
+        s = np.asarray(float(a.scalar) if is_float(dt) else int(a.scalar), dtype=dt)
+        with np.errstate(all="ignore"):
+            if out is not None and takes_out and out.dtype == dt:
+                if reflected:
+                    fn(s, x, out=out)
+                else:
+                    fn(x, s, out=out)
+                return out
+            r = fn(s, x) if reflected else fn(x, s)
+            if out is not None:
+                out[...] = r
+                return out
+            return _ret(r)
+    return kernel
+
+
+def _scalar_type(div=False):
+    def infer(a, d):
+        return [_scalar_dtype(a, d[0], div)]
+    return infer
+
+
+# canonical, aliases, fn, reflected, int→float
+_SCALAR = [
+    ("_npi_add_scalar", ("_plus_scalar", "_PlusScalar"), np.add, False, False),
+    ("_npi_subtract_scalar", ("_minus_scalar", "_MinusScalar"), np.subtract, False, False),
+    ("_npi_rsubtract_scalar", ("_rminus_scalar", "_RMinusScalar"), np.subtract, True, False),
+    ("_npi_multiply_scalar", ("_mul_scalar", "_MulScalar"), np.multiply, False, False),
+    ("_div_scalar", ("_DivScalar",), _legacy_div, False, False),
+    ("_rdiv_scalar", ("_RDivScalar",), _legacy_div, True, False),
+    ("_npi_true_divide_scalar", (), np.divide, False, True),
+    ("_npi_rtrue_divide_scalar", (), np.divide, True, True),
+    ("_npi_power_scalar", ("_power_scalar", "_PowerScalar"), _power, False, False),
+    ("_npi_rpower_scalar", ("_rpower_scalar", "_RPowerScalar"), _power, True, False),
+    ("_npi_mod_scalar", ("_mod_scalar", "_ModScalar"), _mod, False, False),
+    ("_npi_rmod_scalar", ("_rmod_scalar", "_RModScalar"), _mod, True, False),
+    ("_npi_fmod_scalar", (), _fmod, False, False),
+    ("_npi_rfmod_scalar", (), _fmod, True, False),
+    ("_npi_floor_divide_scalar", (), _floor_divide, False, False),
+    ("_npi_rfloor_divide_scalar", (), _floor_divide, True, False),
+    ("_maximum_scalar", ("_npi_maximum_scalar", "_MaximumScalar"), np.maximum, False, False),
+    ("_minimum_scalar", ("_npi_minimum_scalar", "_MinimumScalar"), np.minimum, False, False),
+    ("_npi_fmax_scalar", (), np.fmax, False, False),
+    ("_npi_fmin_scalar", (), np.fmin, False, False),
+    ("_hypot_scalar", ("_npi_hypot_scalar", "_HypotScalar"), np.hypot, False, True),
+    ("_npi_arctan2_scalar", (), np.arctan2, False, True),
+    ("_npi_rarctan2_scalar", (), np.arctan2, True, True),
+    ("_npi_copysign_scalar", (), np.copysign, False, True),
+    ("_npi_rcopysign_scalar", (), np.copysign, True, True),
+    ("_npi_ldexp_scalar", (), _ldexp, False, True),
+    ("_npi_rldexp_scalar", (), lambda y, x: _ldexp(y, x), True, True),
+    ("_npi_lcm_scalar", (), np.lcm, False, False),
+    ("_npi_gcd_scalar", (), np.gcd, False, False),
+    ("_npi_bitwise_and_scalar", (), np.bitwise_and, False, False),
+    ("_npi_bitwise_or_scalar", (), np.bitwise_or, False, False),
+    ("_npi_bitwise_xor_scalar", (), np.bitwise_xor, False, False),
+    ("_npi_left_shift_scalar", (), np.left_shift, False, False),
+    ("_npi_rleft_shift_scalar", (), np.left_shift, True, False),
+    ("_npi_right_shift_scalar", (), np.right_shift, False, False),
+    ("_npi_rright_shift_scalar", (), np.right_shift, True, False),
+]
+
+for _name, _aliases, _fn, _refl, _div in _SCALAR:
+    register(_name, *_aliases, attrs=dict(_SCALAR_ATTRS), infer_shape=same_shape,
+             infer_type=_scalar_type(_div or _name in ("_hypot_scalar",)),
+             out=True)(_scalar_kernel(_fn, _refl, _div))
+
+
+def _cmp_scalar_kernel(fn, legacy):
+    def kernel(a, x):
+        dt = x.dtype
+        if not is_float(dt) and not a.is_int:
+            x = x.astype(F64)
+        s = np.asarray(float(a.scalar) if is_float(x.dtype) else int(a.scalar), dtype=x.dtype)
+        r = fn(x, s)
+        return _ret(r.astype(dt) if legacy else r)
+    return kernel
+
+
+def _keep_type(a, d):
+    return [d[0]]
+
+
+for _base, _fn, _legacy in _CMP:
+    register(f"_npi_{_base}_scalar", attrs=dict(_SCALAR_ATTRS), infer_shape=same_shape,
+             infer_type=_bool_type)(_cmp_scalar_kernel(_fn, False))
+    _lname = _legacy[1] + "_scalar"
+    _camel = "_" + _legacy[2][1:].replace("_", "") + "Scalar"
+    register(_lname, _camel, attrs=dict(_SCALAR_ATTRS), infer_shape=same_shape,
+             infer_type=_keep_type)(_cmp_scalar_kernel(_fn, True))
+
+
+# -- n-ary --------------------------------------------------------------------------------------
+def _addn_inputs(a):
+    return [f"arg{i}" for i in range(a.num_args)]
+
+
+def _addn_shape(a, s):
+    return [bshape("add_n", *s)]
+
+
+@register("add_n", "ElementWiseSum", "_npi_add_n", attrs={"num_args": Int()},
+          inputs=_addn_inputs, infer_shape=_addn_shape, out=True)
+def add_n(a, *xs, out=None):
+    """Sum of `num_args` arrays of the same shape."""
+    if out is not None:
+        np.copyto(out, xs[0])
+    else:
+        out = xs[0].copy() if xs[0].ndim else np.array(xs[0])
+        if len(xs) > 1 and out.shape != bshape("add_n", *[x.shape for x in xs]):
+            out = np.broadcast_to(out, bshape("add_n", *[x.shape for x in xs])).copy()
+    for x in xs[1:]:
+        np.add(out, x, out=out)
+    return out

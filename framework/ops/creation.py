@@ -1,0 +1,149 @@
+"""Array creation and dtype/identity ops: _zeros/_ones/_full/_arange (1.x and `_npi_*`),
+zeros_like/ones_like/full_like, arange_like, eye, linspace, Cast, BlockGrad, _copy."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import Bool, DType, Float, Int, Shape, Str
+from .registry import register
+from ._common import F32, norm_axis, same_shape
+
+
+def _dt(a):
+    return a.dtype if a.dtype is not None else F32
+
+
+def _const_type(a, d):
+    return [_dt(a)]
+
+
+def _init_shape(a, s):
+    return [tuple(a.shape)]
+
+
+_INIT = {"shape": Shape(()), "ctx": Str(""), "dtype": DType(F32)}
+
+
+@register("_zeros", "_npi_zeros", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
+          infer_type=_const_type, strict=True)
+def zeros(a):
+    """Zeros of `shape` (a 0 dim stays 0: MXNet 1.x infers it from the consumer)."""
+    return np.zeros(a.shape, _dt(a))
+
+
+@register("_ones", "_npi_ones", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
+          infer_type=_const_type, strict=True)
+def ones(a):
+    return np.ones(a.shape, _dt(a))
+
+
+@register("_full", "_npi_full", attrs={**_INIT, "value": Float()}, inputs=(),
+          infer_shape=_init_shape, infer_type=_const_type, strict=True)
+def full(a):
+    return np.full(a.shape, a.value, _dt(a))
+
+
+@register("_empty", "_npi_empty", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
+          infer_type=_const_type, strict=True)
+def empty(a):
+    return np.zeros(a.shape, _dt(a))
+
+
+def _arange_values(start, stop, step, repeat, dtype):
+    if stop is None:
+        start, stop = 0.0, start
+    n = int(np.ceil((stop - start) / step)) if step else 0
+    n = max(n, 0)
+    v = (start + np.arange(n, dtype=np.float64) * step).astype(dtype)
+    return np.repeat(v, repeat) if repeat > 1 else v
+
+
+def _arange_shape(a, s):
+    start, stop = (0.0, a.start) if a.stop is None else (a.start, a.stop)
+    n = max(int(np.ceil((stop - start) / a.step)), 0) if a.step else 0
+    return [(n * a.repeat,)]
+
+
+@register("_arange", "_npi_arange", attrs={"start": Float(), "stop": Float(None, optional=True),
+                                            "step": Float(1.0), "repeat": Int(1),
+                                            "infer_range": Bool(False), "ctx": Str(""),
+                                            "dtype": DType(F32)},
+          inputs=(), infer_shape=_arange_shape, infer_type=_const_type, strict=True)
+def arange(a):
+    """Evenly spaced values in [start, stop) with `step`, each repeated `repeat` times."""
+    return _arange_values(a.start, a.stop, a.step, a.repeat, _dt(a))
+
+
+def _arange_like_shape(a, s):
+    if a.axis is None:
+        return [tuple(s[0])]
+    return [(s[0][norm_axis(a.axis, len(s[0]), "arange_like")],)]
+
+
+@register("_contrib_arange_like", "_npx_arange_like",
+          attrs={"start": Float(0.0), "step": Float(1.0), "repeat": Int(1), "ctx": Str(""),
+                 "axis": Int(None)},
+          infer_shape=_arange_like_shape, strict=True)
+def arange_like(a, x):
+    """arange with the length (or shape, axis None) of the input."""
+    shape = _arange_like_shape(a, [x.shape])[0]
+    n = int(np.prod(shape))
+    rep = max(a.repeat, 1)
+    v = (a.start + np.arange((n + rep - 1) // rep, dtype=np.float64) * a.step)
+    v = np.repeat(v, rep)[:n]
+    return v.astype(x.dtype).reshape(shape)
+
+
+@register("zeros_like", "_npi_zeros_like", infer_shape=same_shape)
+def zeros_like(a, x):
+    return np.zeros_like(x)
+
+
+@register("ones_like", "_npi_ones_like", infer_shape=same_shape)
+def ones_like(a, x):
+    return np.ones_like(x)
+
+
+@register("_npi_full_like", attrs={"fill_value": Float(), "ctx": Str(""), "dtype": DType(None)},
+          infer_shape=same_shape,
+          infer_type=lambda a, d: [a.dtype if a.dtype is not None else d[0]], strict=True)
+def full_like(a, x):
+    return np.full(x.shape, a.fill_value, a.dtype if a.dtype is not None else x.dtype)
+
+
+@register("_npi_identity", "_npi_eye", attrs={"N": Int(), "M": Int(None), "k": Int(0),
+                                              "ctx": Str(""), "dtype": DType(F32)},
+          inputs=(), infer_shape=lambda a, s: [(a.N, a.N if a.M is None else a.M)],
+          infer_type=_const_type, strict=True)
+def eye(a):
+    return np.eye(a.N, a.M, a.k, dtype=_dt(a))
+
+
+@register("_npi_linspace", attrs={"start": Float(), "stop": Float(), "num": Int(),
+                                  "endpoint": Bool(True), "ctx": Str(""), "dtype": DType(F32)},
+          inputs=(), infer_shape=lambda a, s: [(a.num,)], infer_type=_const_type, strict=True)
+def linspace(a):
+    return np.linspace(a.start, a.stop, a.num, endpoint=a.endpoint).astype(_dt(a))
+
+
+# -- dtype / identity ---------------------------------------------------------------------------
+@register("Cast", "cast", "_npi_cast", "amp_cast", attrs={"dtype": DType(None)},
+          infer_shape=same_shape, infer_type=lambda a, d: [a.dtype], strict=True)
+def cast(a, x):
+    """Convert to `dtype` (a copy; float→int truncates toward zero as in C)."""
+    if a.dtype is None:
+        raise ShapeError("Cast: dtype is required")
+    return x.astype(a.dtype)
+
+
+@register("BlockGrad", "stop_gradient", "_npi_stop_gradient", "make_loss", "MakeLoss",
+          infer_shape=same_shape)
+def block_grad(a, x):
+    """Identity in the forward pass (stops gradients in MXNet)."""
+    return x
+
+
+@register("_copy", "identity", "_npi_copy", "_np_copy", infer_shape=same_shape)
+def copy(a, x):
+    return x.copy()

@@ -1,0 +1,197 @@
+"""Unary element-wise maths: one OpDef per function, 1.x names and 2.x `_npi_*` names as aliases.
+
+Dtype rule (MXNet 2.x numpy): transcendental functions of integer/bool input give float32;
+sign/abs/negative/square/rounding keep the input dtype. 1.x names share the same op.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .attrs import Int
+from .registry import register
+from . import _special as _sp
+from ._common import F32, BOOL, is_float, same_shape
+
+
+def _ret(r):
+    return r if type(r) is np.ndarray else np.asarray(r)
+
+
+def _float_in(x):
+    return x if is_float(x.dtype) else x.astype(F32)
+
+
+def _float_type(a, d):
+    return [d[0] if is_float(d[0]) else F32]
+
+
+def _keep_type(a, d):
+    return [d[0]]
+
+
+def _rint(x, out=None):
+    f = np.floor(x)
+    c = np.ceil(x)
+    return np.where(x - f <= c - x, f, c)
+
+
+def _round_away(x, out=None):
+    """MXNet `round`: half away from zero."""
+    r = np.floor(np.abs(x) + x.dtype.type(0.5))
+    return np.copysign(r, x, out=out)
+
+
+def _rsqrt(x, out=None):
+    return np.reciprocal(np.sqrt(x), out=out)
+
+
+def _rcbrt(x, out=None):
+    return np.reciprocal(np.cbrt(x), out=out)
+
+
+def _erf(x, out=None):
+    return _sp.erf(x)
+
+
+def _erfinv(x, out=None):
+    return _sp.erfinv(x)
+
+
+def _gamma(x, out=None):
+    return _sp.gamma(x)
+
+
+def _gammaln(x, out=None):
+    return _sp.gammaln(x)
+
+
+def _reciprocal(x, out=None):
+    return np.divide(x.dtype.type(1), x, out=out)
+
+
+def _degrees(x, out=None):
+    return np.degrees(x, out=out)
+
+
+# name, aliases, numpy function, float-only (int input → float32)
+_FLOAT_FNS = [
+    ("exp", ("_npi_exp",), np.exp),
+    ("expm1", ("_npi_expm1",), np.expm1),
+    ("log", ("_npi_log",), np.log),
+    ("log1p", ("_npi_log1p",), np.log1p),
+    ("log2", ("_npi_log2",), np.log2),
+    ("log10", ("_npi_log10",), np.log10),
+    ("sqrt", ("_npi_sqrt",), np.sqrt),
+    ("rsqrt", (), _rsqrt),
+    ("cbrt", ("_npi_cbrt",), np.cbrt),
+    ("rcbrt", (), _rcbrt),
+    ("sin", ("_npi_sin",), np.sin),
+    ("cos", ("_npi_cos",), np.cos),
+    ("tan", ("_npi_tan",), np.tan),
+    ("arcsin", ("_npi_arcsin",), np.arcsin),
+    ("arccos", ("_npi_arccos",), np.arccos),
+    ("arctan", ("_npi_arctan",), np.arctan),
+    ("sinh", ("_npi_sinh",), np.sinh),
+    ("cosh", ("_npi_cosh",), np.cosh),
+    ("tanh", ("_npi_tanh",), np.tanh),
+    ("arcsinh", ("_npi_arcsinh",), np.arcsinh),
+    ("arccosh", ("_npi_arccosh",), np.arccosh),
+    ("arctanh", ("_npi_arctanh",), np.arctanh),
+    ("degrees", ("_npi_degrees",), _degrees),
+    ("radians", ("_npi_radians", "_npi_deg2rad"), np.radians),
+    ("erf", ("_npx_erf",), _erf),
+    ("erfinv", ("_npx_erfinv",), _erfinv),
+    ("gamma", ("_npx_gamma",), _gamma),
+    ("gammaln", ("_npx_gammaln",), _gammaln),
+]
+
+# dtype-preserving functions
+_KEEP_FNS = [
+    ("abs", ("_npi_absolute", "_npi_abs"), np.abs),
+    ("negative", ("_npi_negative",), np.negative),
+    ("sign", ("_npi_sign",), np.sign),
+    ("square", ("_npi_square",), np.square),
+    ("reciprocal", ("_npi_reciprocal",), _reciprocal),
+    ("floor", ("_npi_floor",), np.floor),
+    ("ceil", ("_npi_ceil",), np.ceil),
+    ("trunc", ("_npi_trunc",), np.trunc),
+    ("fix", ("_npi_fix",), np.trunc),
+    ("rint", ("_npi_rint",), _rint),
+    ("round", (), _round_away),
+]
+
+
+def _make_float(fn):
+    def kernel(a, x, out=None):
+        x = _float_in(x)
+        with np.errstate(all="ignore"):
+            if out is not None:
+                fn(x, out=out)
+                return out
+            return _ret(fn(x))
+    return kernel
+
+
+def _make_keep(fn, rounding=False):
+    def kernel(a, x, out=None):
+        if rounding and not is_float(x.dtype):
+            return x.copy()
+        with np.errstate(all="ignore"):
+            if out is not None:
+                out[...] = fn(x)
+                return out
+            return _ret(fn(x))
+    return kernel
+
+
+for _name, _aliases, _fn in _FLOAT_FNS:
+    register(_name, *_aliases, infer_shape=same_shape, infer_type=_float_type,
+             out=True)(_make_float(_fn))
+
+for _name, _aliases, _fn in _KEEP_FNS:
+    _rounding = _name in ("floor", "ceil", "trunc", "fix", "rint", "round")
+    register(_name, *_aliases, infer_shape=same_shape, infer_type=_keep_type,
+             out=True)(_make_keep(_fn, _rounding))
+
+
+@register("_npi_around", attrs={"decimals": Int(0)}, infer_shape=same_shape,
+          infer_type=_keep_type)
+def around(a, x):
+    """NumPy `around` (half to even), `decimals` digits."""
+    if not is_float(x.dtype) and a.decimals >= 0:
+        return x.copy()
+    return _ret(np.around(x, a.decimals).astype(x.dtype, copy=False))
+
+
+def _bool_type(a, d):
+    return [BOOL]
+
+
+def _pred(fn):
+    def kernel(a, x):
+        return _ret(fn(x))
+    return kernel
+
+
+for _name, _fn in [("_npi_isnan", np.isnan), ("_npi_isinf", np.isinf),
+                   ("_npi_isfinite", np.isfinite), ("_npi_isposinf", np.isposinf),
+                   ("_npi_isneginf", np.isneginf)]:
+    register(_name, infer_shape=same_shape, infer_type=_bool_type)(_pred(_fn))
+
+
+@register("logical_not", infer_shape=same_shape, infer_type=_keep_type)
+def logical_not_legacy(a, x):
+    """1.x `logical_not`: 1/0 in the input dtype."""
+    return _ret(np.logical_not(x).astype(x.dtype))
+
+
+@register("_npi_logical_not", "_np_logical_not", infer_shape=same_shape, infer_type=_bool_type)
+def logical_not(a, x):
+    return _ret(np.logical_not(x))
+
+
+@register("_npi_bitwise_not", "_npi_invert", infer_shape=same_shape, infer_type=_keep_type)
+def bitwise_not(a, x):
+    if is_float(x.dtype):
+        raise TypeError("bitwise_not is only defined for integer and boolean arrays")
+    return _ret(np.invert(x))

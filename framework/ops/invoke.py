@@ -1,0 +1,35 @@
+"""Imperative dispatch: run a registry op on framework arrays (and record it while tracing)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as _onp
+
+from ..ndarray import ndarray
+from ..symbol import trace as _trace
+from .registry import OpDef, get_op
+
+
+def invoke(op: OpDef | str, inputs: list, attrs: dict[str, Any] | None = None,
+           name: str | None = None):
+    """Run `op` on `inputs` (framework arrays, NumPy arrays or Symbols) with Python attr values.
+
+    Returns one array, or a tuple when the op has several visible outputs.
+    """
+    if isinstance(op, str):
+        op = get_op(op)
+    attrs = attrs or {}
+    a = op.parse_attrs(attrs)
+    for x in inputs:
+        if not isinstance(x, ndarray) and not isinstance(x, _onp.ndarray):
+            from ..symbol.graph import Symbol
+            if isinstance(x, Symbol):
+                from ..symbol.ops import compose
+                return compose(op, inputs, attrs, name)
+    res = op.kernel(a, *[x._data if isinstance(x, ndarray) else x for x in inputs])
+    outs = [ndarray(r) for r in res] if isinstance(res, tuple) else [ndarray(res)]
+    tracer = _trace.current()
+    if tracer is not None:
+        tracer.record(op, op.format_attrs(a), inputs, outs, name)
+    nvis = op.n_visible(a)
+    return outs[0] if nvis == 1 else tuple(outs[:nvis])

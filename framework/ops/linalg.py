@@ -1,0 +1,283 @@
+"""Products and linear algebra: dot (1.x and `_npi_dot`), batch_dot, `_linalg_gemm`/`gemm2`,
+matmul, tensordot, einsum, and a few `np.linalg` kernels (inv, det, slogdet, solve, cholesky,
+svd, eigh, pinv)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import Bool, Float, Int, Shape, Str
+from .registry import register
+from ._common import F32, is_float, norm_axes, result_dtype
+
+
+def _ret(r):
+    return r if type(r) is np.ndarray else np.asarray(r)
+
+
+def _same(x, y):
+    if x.dtype != y.dtype:
+        dt = result_dtype(x.dtype, y.dtype)
+        return x.astype(dt), y.astype(dt)
+    return x, y
+
+
+_DOT_ATTRS = {"transpose_a": Bool(False), "transpose_b": Bool(False),
+              "forward_stype": Str(None, optional=True)}
+
+
+def _dot_parts(a, xs, ys):
+    if len(xs) == 0 or len(ys) == 0:
+        return None
+    if a.transpose_a:
+        ka, oa = xs[0], tuple(xs[1:])
+    else:
+        ka, oa = xs[-1], tuple(xs[:-1])
+    if a.transpose_b:
+        kb, ob = ys[-1], tuple(ys[:-1])
+    else:
+        kb, ob = ys[0], tuple(ys[1:])
+    if ka != kb:
+        raise ShapeError(f"dot: shape mismatch {tuple(xs)} x {tuple(ys)} "
+                         f"(transpose_a={a.transpose_a}, transpose_b={a.transpose_b})")
+    return ka, oa, ob
+
+
+def _dot_shape(a, s):
+    xs, ys = tuple(s[0]), tuple(s[1])
+    if len(xs) == 0 or len(ys) == 0:
+        return [xs or ys]
+    _, oa, ob = _dot_parts(a, xs, ys)
+    out = oa + ob
+    return [out if out else (1,)]
+
+
+def _flops_dot(a, ins, outs):
+    return 2 * int(np.prod(outs[0])) * int(_dot_parts(a, ins[0], ins[1])[0]) \
+        if len(ins[0]) and len(ins[1]) else int(np.prod(outs[0]))
+
+
+@register("dot", inputs=("lhs", "rhs"), attrs=dict(_DOT_ATTRS), infer_shape=_dot_shape,
+          infer_type=lambda a, d: [result_dtype(d[0], d[1])], strict=True, flops=_flops_dot)
+def dot(a, x, y):
+    """1.x dot: N-d x is (prod(shape[:-1]), shape[-1]) (first axis contracted with transpose_a),
+    y is (shape[0], prod(shape[1:])) (last axis with transpose_b)."""
+    x, y = _same(x, y)
+    if x.ndim == 0 or y.ndim == 0:
+        return _ret(x * y)
+    k, oa, ob = _dot_parts(a, x.shape, y.shape)
+    A = x.reshape(k, -1).T if a.transpose_a else x.reshape(-1, k)
+    B = y.reshape(-1, k).T if a.transpose_b else y.reshape(k, -1)
+    out = np.matmul(A, B)
+    return out.reshape(oa + ob if oa + ob else (1,))
+
+
+def _npdot_shape(a, s):
+    xs, ys = tuple(s[0]), tuple(s[1])
+    if not xs or not ys:
+        return [xs or ys]
+    if len(ys) == 1:
+        return [xs[:-1]]
+    return [xs[:-1] + ys[:-2] + ys[-1:]]
+
+
+@register("_npi_dot", "_np_dot", inputs=("a", "b"), infer_shape=_npdot_shape,
+          infer_type=lambda a, d: [result_dtype(d[0], d[1])],
+          flops=lambda a, i, o: 2 * int(np.prod(o[0])) * int(i[0][-1] if i[0] else 1))
+def np_dot(a, x, y):
+    """NumPy dot."""
+    x, y = _same(x, y)
+    return _ret(np.dot(x, y))
+
+
+def _bt(x, t):
+    return np.swapaxes(x, -1, -2) if t else x
+
+
+def _batch_dot_shape(a, s):
+    xs, ys = tuple(s[0]), tuple(s[1])
+    m, k1 = (xs[-1], xs[-2]) if a.transpose_a else (xs[-2], xs[-1])
+    k2, n = (ys[-1], ys[-2]) if a.transpose_b else (ys[-2], ys[-1])
+    if k1 != k2 or xs[:-2] != ys[:-2]:
+        raise ShapeError(f"batch_dot: shape mismatch {xs} x {ys}")
+    return [xs[:-2] + (m, n)]
+
+
+def _bmm_flops(a, i, o):
+    xs = i[0]
+    return 2 * int(np.prod(o[0])) * int(xs[-2] if a.transpose_a else xs[-1])
+
+
+@register("batch_dot", "_npx_batch_dot", inputs=("lhs", "rhs"), attrs=dict(_DOT_ATTRS),
+          infer_shape=_batch_dot_shape, infer_type=lambda a, d: [result_dtype(d[0], d[1])],
+          strict=True, flops=_bmm_flops)
+def batch_dot(a, x, y):
+    """Batched matrix product over leading axes, optional transposes of the last two axes."""
+    x, y = _same(x, y)
+    return np.matmul(_bt(x, a.transpose_a), _bt(y, a.transpose_b))
+
+
+def _gemm_mats(a, x, y):
+    ax = a.axis
+    if ax not in (-2, x.ndim - 2):
+        x = np.moveaxis(x, ax, -2)
+        y = np.moveaxis(y, ax, -2)
+    return _bt(x, a.transpose_a), _bt(y, a.transpose_b)
+
+
+def _gemm_shape(a, s):
+    xs, ys = list(s[0]), list(s[1])
+    ax = a.axis
+    if ax not in (-2, len(xs) - 2):
+        xs.append(xs.pop(ax))
+        xs[-1], xs[-2] = xs[-2], xs[-1]
+        ys.append(ys.pop(ax))
+        ys[-1], ys[-2] = ys[-2], ys[-1]
+    out = _batch_dot_shape(a, [tuple(xs), tuple(ys)])[0]
+    if ax not in (-2, len(xs) - 2):
+        out = list(out)
+        out.insert(ax if ax >= 0 else len(out) + ax + 1, out.pop(-2))
+        out = tuple(out)
+    return [out]
+
+
+_GEMM_ATTRS = {"transpose_a": Bool(False), "transpose_b": Bool(False), "alpha": Float(1.0),
+               "axis": Int(-2)}
+
+
+@register("_linalg_gemm2", "linalg_gemm2", "_npx_linalg_gemm2", inputs=("A", "B"),
+          attrs=dict(_GEMM_ATTRS), infer_shape=_gemm_shape, strict=True, flops=_bmm_flops)
+def gemm2(a, x, y):
+    """alpha · op(A) · op(B) over the last two axes (`axis` = the row axis)."""
+    A, B = _gemm_mats(a, x, y)
+    out = np.matmul(A, B)
+    if a.alpha != 1.0:
+        out *= out.dtype.type(a.alpha)
+    if a.axis not in (-2, x.ndim - 2):
+        out = np.moveaxis(out, -2, a.axis)
+    return out
+
+
+@register("_linalg_gemm", "linalg_gemm", inputs=("A", "B", "C"),
+          attrs={**_GEMM_ATTRS, "beta": Float(1.0)},
+          infer_shape=lambda a, s: [tuple(s[2])], strict=True, flops=_bmm_flops)
+def gemm(a, x, y, c):
+    """alpha · op(A) · op(B) + beta · C."""
+    out = gemm2(a, x, y)
+    return out + c.dtype.type(a.beta) * c
+
+
+def _matmul_shape(a, s):
+    xs, ys = tuple(s[0]), tuple(s[1])
+    if len(xs) == 1 and len(ys) == 1:
+        return [()]
+    if len(xs) == 1:
+        return [ys[:-2] + ys[-1:]]
+    if len(ys) == 1:
+        return [xs[:-1]]
+    batch = np.broadcast_shapes(xs[:-2], ys[:-2])
+    return [tuple(batch) + (xs[-2], ys[-1])]
+
+
+@register("_npi_matmul", inputs=("a", "b"), infer_shape=_matmul_shape,
+          infer_type=lambda a, d: [result_dtype(d[0], d[1])],
+          flops=lambda a, i, o: 2 * int(np.prod(o[0])) * int(i[0][-1]))
+def matmul(a, x, y):
+    x, y = _same(x, y)
+    return _ret(np.matmul(x, y))
+
+
+def _td_axes(a, xs, ys):
+    return norm_axes(a.a_axes_summed, len(xs), "tensordot"), \
+        norm_axes(a.b_axes_summed, len(ys), "tensordot")
+
+
+def _td_shape(a, s):
+    xa, ya = _td_axes(a, s[0], s[1])
+    return [tuple(d for i, d in enumerate(s[0]) if i not in xa)
+            + tuple(d for i, d in enumerate(s[1]) if i not in ya)]
+
+
+@register("_npi_tensordot", inputs=("a", "b"),
+          attrs={"a_axes_summed": Shape(), "b_axes_summed": Shape()}, infer_shape=_td_shape,
+          infer_type=lambda a, d: [result_dtype(d[0], d[1])], strict=True)
+def tensordot(a, x, y):
+    x, y = _same(x, y)
+    return _ret(np.tensordot(x, y, axes=_td_axes(a, x.shape, y.shape)))
+
+
+@register("_npi_tensordot_int_axes", inputs=("a", "b"), attrs={"axes": Int()},
+          infer_shape=lambda a, s: [tuple(s[0][:len(s[0]) - a.axes]) + tuple(s[1][a.axes:])],
+          infer_type=lambda a, d: [result_dtype(d[0], d[1])], strict=True)
+def tensordot_int(a, x, y):
+    x, y = _same(x, y)
+    return _ret(np.tensordot(x, y, axes=a.axes))
+
+
+@register("_npi_einsum", attrs={"num_args": Int(), "subscripts": Str(""), "optimize": Int(0)},
+          inputs=lambda a: [f"data{i}" for i in range(a.num_args)], strict=True)
+def einsum(a, *xs):
+    """Einstein summation over `num_args` operands."""
+    if len({x.dtype for x in xs}) > 1:
+        dt = xs[0].dtype
+        for x in xs[1:]:
+            dt = result_dtype(dt, x.dtype)
+        xs = [x.astype(dt) for x in xs]
+    return _ret(np.einsum(a.subscripts, *xs, optimize=bool(a.optimize)))
+
+
+# -- np.linalg -----------------------------------------------------------------------------------
+def _f(x):
+    return x if is_float(x.dtype) else x.astype(F32)
+
+
+@register("_npi_inv", "_linalg_inverse", "linalg_inverse", infer_shape=lambda a, s: [tuple(s[0])])
+def inv(a, x):
+    return np.linalg.inv(_f(x))
+
+
+@register("_npi_det", "_linalg_det", "linalg_det", infer_shape=lambda a, s: [tuple(s[0][:-2])])
+def det(a, x):
+    return _ret(np.linalg.det(_f(x)))
+
+
+@register("_npi_slogdet", "_linalg_slogdet", num_outputs=2,
+          infer_shape=lambda a, s: [tuple(s[0][:-2])] * 2)
+def slogdet(a, x):
+    s, l = np.linalg.slogdet(_f(x))
+    return _ret(s), _ret(l)
+
+
+@register("_npi_solve", inputs=("a", "b"), infer_shape=lambda a, s: [tuple(s[1])])
+def solve(a, x, y):
+    return np.linalg.solve(_f(x), _f(y))
+
+
+@register("_npi_cholesky", "_linalg_potrf", "linalg_potrf", attrs={"lower": Bool(True)},
+          infer_shape=lambda a, s: [tuple(s[0])])
+def cholesky(a, x):
+    c = np.linalg.cholesky(_f(x))
+    return c if a.lower else np.swapaxes(c, -1, -2).copy()
+
+
+@register("_npi_pinv_scalar_rcond", attrs={"rcond": Float(1e-15), "hermitian": Bool(False)},
+          infer_shape=lambda a, s: [tuple(s[0][:-2]) + (s[0][-1], s[0][-2])])
+def pinv(a, x):
+    return np.linalg.pinv(_f(x), rcond=a.rcond, hermitian=a.hermitian)
+
+
+@register("_npi_svd", num_outputs=3)
+def svd(a, x):
+    u, s, vt = np.linalg.svd(_f(x), full_matrices=False)
+    return u, s, vt
+
+
+@register("_npi_eigh", attrs={"UPLO": Str("L")}, num_outputs=2)
+def eigh(a, x):
+    w, v = np.linalg.eigh(_f(x), UPLO=a.UPLO)
+    return w, v
+
+
+@register("_npi_eigvalsh", attrs={"UPLO": Str("L")})
+def eigvalsh(a, x):
+    return np.linalg.eigvalsh(_f(x), UPLO=a.UPLO)

@@ -1,0 +1,49 @@
+"""FullyConnected (Dense) and Activation."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import Bool, Int, Str
+from .registry import register
+
+
+def _fc_inputs(a):
+    return ("data", "weight") if a.no_bias else ("data", "weight", "bias")
+
+
+def _fc_shape(a, s):
+    x = s[0]
+    if a.flatten:
+        return [(x[0], a.num_hidden)]
+    return [tuple(x[:-1]) + (a.num_hidden,)]
+
+
+def _fc_param_shapes(a, s):
+    x = s[0]
+    k = int(np.prod(x[1:])) if a.flatten else x[-1]
+    out = [x, (a.num_hidden, k)]
+    if not a.no_bias:
+        out.append((a.num_hidden,))
+    return out
+
+
+def _fc_flops(a, ins, outs):
+    return 2 * int(np.prod(outs[0])) * int(ins[1][1])
+
+
+@register("FullyConnected", "_npx_fully_connected",
+          attrs={"num_hidden": Int(), "no_bias": Bool(False), "flatten": Bool(True)},
+          inputs=_fc_inputs, infer_shape=_fc_shape, infer_param_shapes=_fc_param_shapes,
+          strict=True, out=True, flops=_fc_flops)
+def fully_connected(a, x, w, b=None, out=None):
+    """y = x·Wᵀ + b; `flatten` folds all but the first axis, otherwise applies on the last axis."""
+    if a.flatten and x.ndim != 2:
+        x = x.reshape(x.shape[0], -1)
+    if x.shape[-1] != w.shape[1]:
+        raise ShapeError(f"FullyConnected: input feature size {x.shape[-1]} does not match "
+                         f"weight shape {tuple(w.shape)}")
+    y = np.matmul(x, w.T, out=out)
+    if b is not None:
+        y += b
+    return y

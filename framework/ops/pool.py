@@ -1,0 +1,216 @@
+"""Pooling (max / avg / sum / lp; 1-D, 2-D, 3-D; global; valid / full / same conventions;
+count_include_pad) and _contrib_AdaptiveAvgPooling2D.
+
+Windows are strided views of the padded input; the reduction runs as one vectorised NumPy op per
+kernel offset (a loop over the kernel, never over windows or channels). Averages divide by
+MXNet's per-window counts, computed separably per axis.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..base import OperatorError, ShapeError
+from ._nnutil import OptBool, OptInt, OptShape, OptStr, channel_last, prod, spatial, \
+    to_channel_first, to_channel_last
+from .attrs import Bool, Shape, Str
+from .conv import LAYOUTS, pad_spatial
+from .registry import register
+
+POOL_ATTRS = {
+    "kernel": Shape(()), "pool_type": Str("max", choices=("max", "avg", "sum", "lp")),
+    "global_pool": Bool(False), "cudnn_off": Bool(False),
+    "pooling_convention": Str("valid", choices=("full", "valid", "same")),
+    "stride": Shape(()), "pad": Shape(()), "p_value": OptInt(None),
+    "count_include_pad": OptBool(None), "layout": OptStr(LAYOUTS),
+    "output_size": OptShape(None),
+}
+
+
+def _pool_out(n, k, s, p, conv):
+    if conv == "valid":
+        return 1 + (n + 2 * p - k) // s
+    if conv == "full":
+        return 1 + int(math.ceil((n + 2 * p - k) / s))
+    return int(math.ceil((n + 2 * p) / s))           # same
+
+
+def pool_geometry(a, sp):
+    """(kernel, stride, pad, out_sp) for spatial input size sp (non-global)."""
+    nd = len(sp)
+    k = tuple(a.kernel)
+    if len(k) != nd:
+        raise ShapeError(f"Pooling: kernel {k} needs {nd + 2}-D data")
+    stride = spatial(a.stride, nd, 1, "stride")
+    pad = spatial(a.pad, nd, 0, "pad")
+    for i in range(nd):
+        if k[i] > sp[i] + 2 * pad[i]:
+            raise ShapeError(f"Pooling: kernel size ({k[i]}) exceeds input ({sp[i]} padded to "
+                             f"{sp[i] + 2 * pad[i]})")
+    out = tuple(_pool_out(sp[i], k[i], stride[i], pad[i], a.pooling_convention)
+                for i in range(nd))
+    return k, stride, pad, out
+
+
+def _n_out(a):
+    # MXNet's oneDNN build gives max pooling a hidden "workspace" output
+    return 2 if (a.pool_type == "max" and 1 <= len(a.kernel or ()) <= 3
+                 and not channel_last(a.layout)) else 1
+
+
+def _pool_shape(a, s):
+    x = tuple(s[0])
+    if not 3 <= len(x) <= 5:
+        raise ShapeError(f"Pooling: input data should be 3-D, 4-D or 5-D, got {x}")
+    last = channel_last(a.layout)
+    sp = x[1:-1] if last else x[2:]
+    if a.global_pool:
+        osp = (1,) * len(sp)
+    else:
+        osp = pool_geometry(a, sp)[3]
+    o = (x[0],) + osp + (x[-1],) if last else x[:2] + osp
+    return [o] * _n_out(a)
+
+
+def _window_counts(n, k, s, p, o, include_pad):
+    """Per-axis divisor of MXNet's avg pooling for each output position."""
+    start = np.arange(o) * s - p
+    end = np.minimum(start + k, n + p)
+    if include_pad:
+        return (end - start).astype(np.float64)
+    return (np.minimum(end, n) - np.maximum(start, 0)).astype(np.float64)
+
+
+def _lp_pow(x, p):
+    return x if p == 1 else (x * x if p == 2 else (x * x * x if p == 3 else np.power(x, p)))
+
+
+def _lp_root(x, p):
+    if p == 1:
+        return x
+    if p == 2:
+        return np.sqrt(x)
+    if p == 3:
+        return np.cbrt(x)
+    return np.power(x, 1.0 / p)
+
+
+def pool_nc(a, x):
+    """Pooling on channel-first data x (N, C, *sp)."""
+    sp = x.shape[2:]
+    nd = len(sp)
+    t = a.pool_type
+    if t == "lp" and a.p_value is None:
+        raise OperatorError("Pooling: p_value is required for lp pooling")
+    if a.global_pool:
+        axes = tuple(range(2, 2 + nd))
+        if t == "max":
+            return np.max(x, axis=axes, keepdims=True)
+        if t == "avg":
+            return np.mean(x, axis=axes, keepdims=True, dtype=_acc(x)).astype(x.dtype)
+        if t == "sum":
+            return np.sum(x, axis=axes, keepdims=True, dtype=_acc(x)).astype(x.dtype)
+        return _lp_root(np.sum(_lp_pow(x, a.p_value), axis=axes, keepdims=True),
+                        a.p_value).astype(x.dtype, copy=False)
+    k, stride, pad, osp = pool_geometry(a, sp)
+    if a.pooling_convention == "same":
+        lo = tuple(max((osp[i] - 1) * stride[i] + k[i] - sp[i], 0) // 2 for i in range(nd))
+    else:
+        lo = pad
+    # right padding so every window lies inside the buffer
+    hi = tuple(max((osp[i] - 1) * stride[i] + k[i] - sp[i] - lo[i], 0) for i in range(nd))
+    if t == "max":
+        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        xp = pad_spatial(x, lo, hi, fill)
+    else:
+        src = _lp_pow(x, a.p_value) if t == "lp" else x
+        xp = pad_spatial(src, lo, hi, 0)
+    res = None
+    for idx in np.ndindex(*k):
+        sl = (slice(None), slice(None)) + tuple(
+            slice(idx[i], idx[i] + stride[i] * (osp[i] - 1) + 1, stride[i]) for i in range(nd))
+        v = xp[sl]
+        if res is None:
+            res = v.copy()
+        elif t == "max":
+            np.maximum(res, v, out=res)
+        else:
+            res += v
+    if t == "avg":
+        inc = True if a.count_include_pad is None else a.count_include_pad
+        div = None
+        for i in range(nd):
+            c = _window_counts(sp[i], k[i], stride[i], lo[i], osp[i], inc)
+            c = c.reshape((-1,) + (1,) * (nd - 1 - i))
+            div = c if div is None else div * c
+        res /= div.astype(res.dtype)
+    elif t == "lp":
+        res = _lp_root(res, a.p_value).astype(x.dtype, copy=False)
+    return res
+
+
+def _acc(x):
+    return np.float32 if x.dtype == np.float16 else None
+
+
+def _pool_flops(a, ins, outs):
+    x = ins[0]
+    if a.global_pool:
+        return prod(x)
+    return prod(outs[0]) * prod(a.kernel)
+
+
+@register("Pooling", "_npx_pooling", attrs=POOL_ATTRS, num_outputs=_n_out,
+          num_visible=1, output_names=("output", "workspace"), infer_shape=_pool_shape,
+          strict=True, flops=_pool_flops)
+def pooling(a, x):
+    """Pooling; max pooling also returns its (hidden) workspace output, as MXNet's CPU build."""
+    if not 3 <= x.ndim <= 5:
+        raise ShapeError(f"Pooling: input data should be 3-D, 4-D or 5-D, got {x.shape}")
+    if channel_last(a.layout):
+        res = np.ascontiguousarray(to_channel_last(pool_nc(a, to_channel_first(x))))
+    else:
+        res = pool_nc(a, x)
+    return (res, res) if _n_out(a) == 2 else res
+
+
+# -- adaptive average pooling -------------------------------------------------------------------
+def _adaptive_size(a, x):
+    os_ = a.output_size
+    if os_ is None or len(os_) == 0:
+        return 1, 1
+    if len(os_) == 1:
+        return os_[0], os_[0]
+    return os_[0], os_[1]
+
+
+def _avg_matrix(n, o, dtype):
+    """(o, n) matrix averaging MXNet's adaptive windows [floor(i*n/o), ceil((i+1)*n/o))."""
+    i = np.arange(o)
+    start = (i * n) // o
+    end = -((-(i + 1) * n) // o)
+    j = np.arange(n)
+    m = (j[None, :] >= start[:, None]) & (j[None, :] < end[:, None])
+    return (m / (end - start)[:, None]).astype(dtype)
+
+
+def _adaptive_shape(a, s):
+    x = tuple(s[0])
+    oh, ow = _adaptive_size(a, None)
+    return [x[:2] + (oh, ow)]
+
+
+@register("_contrib_AdaptiveAvgPooling2D", "_npx_adaptive_avg_pooling2d",
+          attrs={"output_size": OptShape(())}, infer_shape=_adaptive_shape)
+def adaptive_avg_pooling2d(a, x):
+    """Average over MXNet's adaptive windows: out = A_h · x · A_wᵀ (separable)."""
+    if x.ndim != 4:
+        raise ShapeError(f"AdaptiveAvgPooling2D: input must be 4-D, got {x.shape}")
+    oh, ow = _adaptive_size(a, x)
+    H, W = x.shape[2:]
+    dt = x.dtype if x.dtype.kind == "f" else np.float32
+    ah = _avg_matrix(H, oh, dt)
+    aw = _avg_matrix(W, ow, dt)
+    t = np.matmul(x.astype(dt, copy=False), aw.T)       # (N, C, H, ow)
+    return np.matmul(ah, t)                             # (N, C, oh, ow)

@@ -1,0 +1,382 @@
+"""Axis manipulation: transpose, SwapAxis, moveaxis, expand_dims, squeeze, Concat, stack, tile,
+repeat, flip, broadcast_to/like/axis, split (SliceChannel, _split_v2)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import OperatorError, ShapeError
+from .attrs import Bool, Int, IntOrTuple, Shape
+from .registry import register
+from ._common import bshape, norm_axes, norm_axis
+
+
+def _ret(r):
+    return r if type(r) is np.ndarray else np.asarray(r)
+
+
+# -- transpose ----------------------------------------------------------------------------------
+def _perm(a, ndim):
+    if a.axes is None or len(a.axes) == 0:
+        return tuple(range(ndim - 1, -1, -1))
+    if len(a.axes) != ndim:
+        raise ShapeError(f"transpose: axes {tuple(a.axes)} do not match array of dimension {ndim}")
+    return norm_axes(a.axes, ndim, "transpose")
+
+
+def _tr_shape(a, s):
+    return [tuple(s[0][i] for i in _perm(a, len(s[0])))]
+
+
+@register("transpose", "_npi_transpose", "_np_transpose", attrs={"axes": Shape(None)},
+          infer_shape=_tr_shape, strict=True)
+def transpose(a, x):
+    """Permute axes (reverse them when `axes` is empty / None)."""
+    return x.transpose(_perm(a, x.ndim))
+
+
+def _swap_shape(a, s):
+    s = list(s[0])
+    d1, d2 = norm_axis(a.dim1, len(s)), norm_axis(a.dim2, len(s))
+    s[d1], s[d2] = s[d2], s[d1]
+    return [tuple(s)]
+
+
+@register("SwapAxis", "swapaxes", "_npi_swapaxes", attrs={"dim1": Int(0), "dim2": Int(0)},
+          infer_shape=_swap_shape, strict=True)
+def swapaxis(a, x):
+    return np.swapaxes(x, a.dim1, a.dim2)
+
+
+def _moveaxis_perm(a, ndim):
+    src = norm_axes(a.source, ndim, "moveaxis")
+    dst = norm_axes(a.destination, ndim, "moveaxis")
+    if len(src) != len(dst):
+        raise OperatorError("moveaxis: source and destination must have the same length")
+    order = [n for n in range(ndim) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return tuple(order)
+
+
+@register("_npi_moveaxis", attrs={"source": Shape(), "destination": Shape()},
+          infer_shape=lambda a, s: [tuple(s[0][i] for i in _moveaxis_perm(a, len(s[0])))],
+          strict=True)
+def moveaxis(a, x):
+    return x.transpose(_moveaxis_perm(a, x.ndim))
+
+
+# -- expand / squeeze ---------------------------------------------------------------------------
+def _expand_shape(a, s):
+    s = tuple(s[0])
+    ax = a.axis + len(s) + 1 if a.axis < 0 else a.axis
+    if not 0 <= ax <= len(s):
+        raise ShapeError(f"expand_dims: axis {a.axis} out of range for {len(s)}-d input")
+    return [s[:ax] + (1,) + s[ax:]]
+
+
+@register("expand_dims", "_npi_expand_dims", "_np_expand_dims", attrs={"axis": Int()},
+          infer_shape=_expand_shape, strict=True)
+def expand_dims(a, x):
+    return x.reshape(_expand_shape(a, [x.shape])[0])
+
+
+def _squeeze_shape(a, s):
+    s = tuple(s[0])
+    if a.axis is None:
+        return [tuple(d for d in s if d != 1)]
+    axes = norm_axes(a.axis if isinstance(a.axis, tuple) else (a.axis,), len(s), "squeeze")
+    for ax in axes:
+        if s[ax] != 1:
+            raise ShapeError(f"squeeze: cannot select an axis to squeeze out which has size "
+                             f"not equal to one (axis {ax}, shape {s})")
+    return [tuple(d for i, d in enumerate(s) if i not in axes)]
+
+
+@register("squeeze", "_npi_squeeze", "_np_squeeze", attrs={"axis": IntOrTuple(None)},
+          infer_shape=_squeeze_shape, strict=True)
+def squeeze(a, x):
+    """Remove size-1 axes (all of them, or those in `axis`). 1.x keeps shape (1,) for a full squeeze."""
+    return x.reshape(_squeeze_shape(a, [x.shape])[0])
+
+
+# -- concat / stack -----------------------------------------------------------------------------
+def _nargs(a):
+    return [f"arg{i}" for i in range(a.num_args)]
+
+
+def _concat_shape(a, s):
+    nd = len(s[0])
+    ax = norm_axis(a.dim, nd, "Concat")
+    out = list(s[0])
+    out[ax] = sum(x[ax] for x in s)
+    for x in s[1:]:
+        if len(x) != nd or any(x[i] != out[i] for i in range(nd) if i != ax):
+            raise ShapeError(f"Concat: input shapes {[tuple(v) for v in s]} differ outside dim {a.dim}")
+    return [tuple(out)]
+
+
+@register("Concat", "concat", "_npi_concat",
+          attrs={"num_args": Int(), "dim": Int(1)}, inputs=_nargs, infer_shape=_concat_shape,
+          strict=True, out=True)
+def concat(a, *xs, out=None):
+    """Join `num_args` arrays along `dim`."""
+    dt = np.result_type(*xs) if len({x.dtype for x in xs}) > 1 else xs[0].dtype
+    if out is not None:
+        return np.concatenate(xs, axis=a.dim, out=out)
+    return np.concatenate(xs, axis=a.dim, dtype=dt)
+
+
+def _npcat_shape(a, s):
+    if a.axis is None:
+        return [(sum(int(np.prod(x)) for x in s),)]
+    return _concat_shape(_Dim(a.axis), s)
+
+
+class _Dim:
+    def __init__(self, dim):
+        self.dim = dim
+
+
+@register("_npi_concatenate", attrs={"num_args": Int(), "axis": Int(0)}, inputs=_nargs,
+          infer_shape=_npcat_shape, strict=True)
+def np_concatenate(a, *xs):
+    """np.concatenate (axis None flattens)."""
+    if a.axis is None:
+        return np.concatenate([x.reshape(-1) for x in xs])
+    return np.concatenate(xs, axis=a.axis)
+
+
+def _stack_shape(a, s):
+    nd = len(s[0]) + 1
+    ax = norm_axis(a.axis, nd, "stack")
+    for x in s[1:]:
+        if tuple(x) != tuple(s[0]):
+            raise ShapeError(f"stack: all input shapes must be equal, got {[tuple(v) for v in s]}")
+    return [tuple(s[0][:ax]) + (len(s),) + tuple(s[0][ax:])]
+
+
+@register("stack", "_npi_stack", attrs={"axis": Int(0), "num_args": Int()}, inputs=_nargs,
+          infer_shape=_stack_shape, strict=True, out=True)
+def stack(a, *xs, out=None):
+    if out is not None:
+        return np.stack(xs, axis=a.axis, out=out)
+    return np.stack(xs, axis=a.axis)
+
+
+# -- tile / repeat / flip -----------------------------------------------------------------------
+def _tile_shape(a, s):
+    s = tuple(s[0])
+    reps = tuple(a.reps)
+    n = max(len(s), len(reps))
+    s = (1,) * (n - len(s)) + s
+    reps = (1,) * (n - len(reps)) + reps
+    return [tuple(d * r for d, r in zip(s, reps))]
+
+
+@register("tile", "_npi_tile", attrs={"reps": Shape()}, infer_shape=_tile_shape, strict=True)
+def tile(a, x):
+    return np.tile(x, a.reps)
+
+
+def _repeat_shape(a, s):
+    s = tuple(s[0])
+    r = a.repeats
+    if a.axis is None:
+        return [(int(np.prod(s)) * r,)]
+    ax = norm_axis(a.axis, len(s), "repeat")
+    return [s[:ax] + (s[ax] * r,) + s[ax + 1:]]
+
+
+@register("repeat", attrs={"repeats": Int(), "axis": Int(None)}, infer_shape=_repeat_shape,
+          strict=True)
+def repeat(a, x):
+    """Repeat each element `repeats` times along `axis` (flattened when axis is None)."""
+    return np.repeat(x, a.repeats, axis=a.axis)
+
+
+def _repeats_shape(a, s):
+    s = tuple(s[0])
+    reps = tuple(a.repeats)
+    if a.axis is None:
+        n = int(np.prod(s))
+        return [(n * reps[0],) if len(reps) == 1 else (sum(reps),)]
+    ax = norm_axis(a.axis, len(s), "repeat")
+    d = s[ax] * reps[0] if len(reps) == 1 else sum(reps)
+    return [s[:ax] + (d,) + s[ax + 1:]]
+
+
+@register("_npi_repeats", attrs={"repeats": Shape(), "axis": Int(None)},
+          infer_shape=_repeats_shape, strict=True)
+def repeats(a, x):
+    """np.repeat with a tuple of repeats (one value broadcast, or one per element)."""
+    r = a.repeats[0] if len(a.repeats) == 1 else np.asarray(a.repeats)
+    return np.repeat(x, r, axis=a.axis)
+
+
+def _flip_axes(a, ndim):
+    if a.axis is None:
+        return tuple(range(ndim))
+    return norm_axes(a.axis if isinstance(a.axis, tuple) else (a.axis,), ndim, "flip")
+
+
+@register("reverse", "flip", "_npi_flip", attrs={"axis": IntOrTuple(None)},
+          infer_shape=lambda a, s: [tuple(s[0])], strict=True)
+def flip(a, x):
+    """Reverse the order of elements along `axis`."""
+    return np.flip(x, _flip_axes(a, x.ndim))
+
+
+# -- broadcasting -------------------------------------------------------------------------------
+def _bto_shape(a, s):
+    src = tuple(s[0])
+    tgt = tuple(a.shape)
+    if len(tgt) < len(src):
+        raise ShapeError(f"broadcast_to: cannot broadcast {src} to {tgt}")
+    src_p = (1,) * (len(tgt) - len(src)) + src
+    out = []
+    for d, t in zip(src_p, tgt):
+        t = d if t in (0, -1) else t
+        if d != t and d != 1:
+            raise ShapeError(f"broadcast_to: operands could not be broadcast together with "
+                             f"remapped shapes [original->remapped]: {src} and requested shape {tgt}")
+        out.append(t)
+    return [tuple(out)]
+
+
+@register("broadcast_to", "_npi_broadcast_to", attrs={"shape": Shape(())},
+          infer_shape=_bto_shape, strict=True)
+def broadcast_to(a, x):
+    """Broadcast to `shape` (0 / -1 keep the input dim)."""
+    return np.broadcast_to(x, _bto_shape(a, [x.shape])[0])
+
+
+def _blike_shape(a, s):
+    lhs, rhs = tuple(s[0]), tuple(s[1])
+    if a.lhs_axes is None and a.rhs_axes is None:
+        return [bshape("broadcast_like", lhs, rhs)]
+    la = norm_axes(a.lhs_axes, len(lhs), "broadcast_like")
+    ra = norm_axes(a.rhs_axes, len(rhs), "broadcast_like")
+    out = list(lhs)
+    for i, j in zip(la, ra):
+        out[i] = rhs[j]
+    return [tuple(out)]
+
+
+@register("broadcast_like", "_npx_broadcast_like", inputs=("lhs", "rhs"),
+          attrs={"lhs_axes": Shape(None), "rhs_axes": Shape(None)},
+          infer_shape=_blike_shape, strict=True)
+def broadcast_like(a, x, y):
+    return np.broadcast_to(x, _blike_shape(a, [x.shape, y.shape])[0])
+
+
+def _baxis_shape(a, s):
+    out = list(s[0])
+    axes = norm_axes(a.axis, len(out), "broadcast_axis")
+    sizes = tuple(a.size)
+    if len(sizes) != len(axes):
+        raise ShapeError("broadcast_axis: axis and size must have the same length")
+    for ax, n in zip(axes, sizes):
+        if out[ax] != 1:
+            raise ShapeError(f"broadcast_axis: axis {ax} has size {out[ax]}, not 1")
+        out[ax] = n
+    return [tuple(out)]
+
+
+@register("broadcast_axis", "broadcast_axes", attrs={"axis": Shape(()), "size": Shape(())},
+          infer_shape=_baxis_shape, strict=True)
+def broadcast_axis(a, x):
+    return np.broadcast_to(x, _baxis_shape(a, [x.shape])[0])
+
+
+# -- split --------------------------------------------------------------------------------------
+def _sc_shape(a, s):
+    s = list(s[0])
+    ax = norm_axis(a.axis, len(s), "SliceChannel")
+    if s[ax] % a.num_outputs:
+        raise ShapeError(f"SliceChannel: axis {a.axis} of size {s[ax]} is not divisible by "
+                         f"num_outputs={a.num_outputs}")
+    s[ax] //= a.num_outputs
+    if a.squeeze_axis:
+        if s[ax] != 1:
+            raise ShapeError("SliceChannel: squeeze_axis needs output size 1 on the split axis")
+        del s[ax]
+    return [tuple(s)] * a.num_outputs
+
+
+@register("SliceChannel", "split", attrs={"num_outputs": Int(), "axis": Int(1),
+                                          "squeeze_axis": Bool(False)},
+          num_outputs=lambda a: a.num_outputs, infer_shape=_sc_shape, strict=True)
+def slice_channel(a, x):
+    """Split into `num_outputs` equal parts along `axis` (views)."""
+    parts = np.split(x, a.num_outputs, axis=a.axis)
+    if a.squeeze_axis:
+        parts = [np.squeeze(p, axis=a.axis) for p in parts]
+    return tuple(parts)
+
+
+def _v2_bounds(a, n):
+    if a.sections and a.sections > 0:
+        if n % a.sections:
+            raise ShapeError(f"split: array split does not result in an equal division "
+                             f"({n} into {a.sections})")
+        step = n // a.sections
+        return [(k * step, (k + 1) * step) for k in range(a.sections)]
+    idx = list(a.indices or ())
+    if not idx or idx[0] != 0:
+        idx = [0] + idx
+    bounds = []
+    for k, b in enumerate(idx):
+        e = idx[k + 1] if k + 1 < len(idx) else n
+        b, e = min(max(b, 0), n), min(max(e, 0), n)
+        bounds.append((b, max(b, e)))
+    return bounds
+
+
+def _v2_nout(a):
+    if a.sections and a.sections > 0:
+        return a.sections
+    idx = list(a.indices or ())
+    return len(idx) + (0 if idx and idx[0] == 0 else 1)
+
+
+def _v2_shape(a, s):
+    s = list(s[0])
+    ax = norm_axis(a.axis, len(s), "split")
+    outs = []
+    for b, e in _v2_bounds(a, s[ax]):
+        o = list(s)
+        o[ax] = e - b
+        if a.squeeze_axis:
+            del o[ax]
+        outs.append(tuple(o))
+    return outs
+
+
+@register("_split_v2", "_npi_split", attrs={"indices": Shape(()), "axis": Int(1),
+                                            "squeeze_axis": Bool(False), "sections": Int(0)},
+          num_outputs=_v2_nout, infer_shape=_v2_shape, strict=True)
+def split_v2(a, x):
+    """Split at `indices` (1.x writes the leading 0) or into `sections` equal parts."""
+    ax = norm_axis(a.axis, x.ndim, "split")
+    sl = [slice(None)] * x.ndim
+    outs = []
+    for b, e in _v2_bounds(a, x.shape[ax]):
+        sl[ax] = slice(b, e)
+        p = x[tuple(sl)]
+        outs.append(np.squeeze(p, axis=ax) if a.squeeze_axis else p)
+    return tuple(outs)
+
+
+@register("_npi_rot90", attrs={"k": Int(1), "axes": Shape((0, 1))},
+          infer_shape=None, strict=True)
+def rot90(a, x):
+    return np.rot90(x, a.k, axes=a.axes)
+
+
+@register("_npi_roll", attrs={"shift": Shape(None), "axis": Shape(None)}, infer_shape=lambda a, s: [tuple(s[0])],
+          strict=True)
+def roll(a, x):
+    if a.shift is None:
+        return x.copy()
+    shift = a.shift if a.axis is not None or len(a.shift) > 1 else a.shift[0]
+    return np.roll(x, shift, axis=a.axis)

@@ -1,0 +1,115 @@
+"""Sorting and selection (sort, argsort, topk, nonzero) and triangular/diagonal helpers."""
+from __future__ import annotations
+
+import numpy as np
+
+from .attrs import Bool, DType, Int, Str
+from .registry import register
+from ._common import F32, I64, norm_axis
+
+
+def _order(x, axis, ascend):
+    if ascend:
+        return np.argsort(x, axis=axis, kind="stable")
+    if x.dtype.kind in "iu":
+        return np.flip(np.argsort(x, axis=axis, kind="stable"), axis=axis)
+    return np.argsort(-x if x.dtype.kind == "f" else np.negative(x.astype(np.float64)),
+                      axis=axis, kind="stable")
+
+
+def _flat_axis(a, x):
+    if a.axis is None:
+        return x.reshape(-1), 0
+    return x, norm_axis(a.axis, x.ndim, "sort")
+
+
+@register("sort", "_npi_sort", attrs={"axis": Int(-1), "is_ascend": Bool(True)},
+          infer_shape=lambda a, s: [(int(np.prod(s[0])),) if a.axis is None else tuple(s[0])],
+          strict=True)
+def sort(a, x):
+    x, ax = _flat_axis(a, x)
+    r = np.sort(x, axis=ax, kind="stable")
+    return r if a.is_ascend else np.flip(r, axis=ax).copy()
+
+
+@register("argsort", "_npi_argsort", attrs={"axis": Int(-1), "is_ascend": Bool(True),
+                                           "dtype": DType(F32)},
+          infer_shape=lambda a, s: [(int(np.prod(s[0])),) if a.axis is None else tuple(s[0])],
+          infer_type=lambda a, d: [a.dtype or F32], strict=True)
+def argsort(a, x):
+    x, ax = _flat_axis(a, x)
+    return _order(x, ax, a.is_ascend).astype(a.dtype or F32)
+
+
+def _topk_n(a):
+    return 2 if a.ret_typ == "both" else 1
+
+
+def _topk_shape(a, s):
+    s = tuple(s[0])
+    if a.ret_typ == "mask":
+        return [s]
+    if a.axis is None:
+        o = (a.k,)
+    else:
+        ax = norm_axis(a.axis, len(s), "topk")
+        o = s[:ax] + (a.k,) + s[ax + 1:]
+    return [o] * _topk_n(a)
+
+
+def _topk_type(a, d):
+    if a.ret_typ == "value" or a.ret_typ == "mask":
+        return [d[0]]
+    if a.ret_typ == "both":
+        return [d[0], a.dtype or F32]
+    return [a.dtype or F32]
+
+
+@register("topk", "_npx_topk", attrs={"axis": Int(-1), "k": Int(1),
+                                     "ret_typ": Str("indices", choices=("value", "indices",
+                                                                        "mask", "both")),
+                                     "is_ascend": Bool(False), "dtype": DType(F32)},
+          num_outputs=_topk_n, infer_shape=_topk_shape, infer_type=_topk_type, strict=True)
+def topk(a, x):
+    """The k largest (or smallest, is_ascend) values / indices / mask along `axis`."""
+    src = x
+    x, ax = _flat_axis(a, x)
+    k = a.k if a.k > 0 else x.shape[ax]
+    idx = np.take(_order(x, ax, a.is_ascend), np.arange(k), axis=ax)
+    if a.ret_typ == "mask":
+        m = np.zeros(x.shape, dtype=src.dtype)
+        np.put_along_axis(m, idx, 1, axis=ax)
+        return m.reshape(src.shape)
+    vals = np.take_along_axis(x, idx, axis=ax)
+    ind = idx.astype(a.dtype or F32)
+    if a.ret_typ == "value":
+        return vals
+    if a.ret_typ == "both":
+        return vals, ind
+    return ind
+
+
+@register("_npi_nonzero", "_npx_nonzero", infer_type=lambda a, d: [I64])
+def nonzero(a, x):
+    """(N, ndim) int64 coordinates of the non-zero entries."""
+    return np.argwhere(x).astype(I64)
+
+
+@register("_npi_diag", attrs={"k": Int(0)})
+def diag(a, x):
+    return np.diag(x, a.k).copy()
+
+
+@register("_npi_tril", attrs={"k": Int(0)}, infer_shape=lambda a, s: [tuple(s[0])])
+def tril(a, x):
+    return np.tril(x, a.k)
+
+
+@register("_npi_triu", attrs={"k": Int(0)}, infer_shape=lambda a, s: [tuple(s[0])])
+def triu(a, x):
+    return np.triu(x, a.k)
+
+
+@register("_npi_trace", attrs={"offset": Int(0), "axis1": Int(0), "axis2": Int(1)})
+def trace(a, x):
+    return np.asarray(np.trace(x, a.offset, a.axis1, a.axis2))

@@ -1,0 +1,306 @@
+"""The graph: `Node`s joined by entries `(node, output_index)`, and `Symbol`, a list of output entries.
+
+A traced HybridBlock, a graph loaded from an MXNet `-symbol.json` and the graph an export writes are
+the same objects. Lists MXNet derives from a graph (inputs, arguments, auxiliary states, outputs,
+internals) follow MXNet's order: a post-order DFS from the heads, inputs left to right.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Iterable, Iterator
+
+from ..base import GraphFormatError
+from ..ops.attrs import Attrs
+from ..ops.registry import OpDef, get_op
+
+Entry = tuple  # (Node, output index)
+_node_ids = itertools.count()
+
+
+class Node:
+    __slots__ = ("opname", "op", "name", "attrs", "inputs", "control_deps", "subgraphs",
+                 "_parsed", "__weakref__")
+
+    def __init__(self, opname: str, name: str, attrs: dict | None = None,
+                 inputs: Iterable[Entry] = (), op: OpDef | None = None):
+        self.opname = opname                       # 'null' for a variable
+        self.op = op if op is not None or opname == "null" else get_op(opname, name)
+        self.name = name
+        self.attrs: dict[str, str] = dict(attrs or {})
+        self.inputs: list[Entry] = list(inputs)
+        self.control_deps: list[Node] = []
+        self.subgraphs: list = []
+        self._parsed: Attrs | None = None
+
+    @property
+    def is_var(self) -> bool:
+        return self.opname == "null"
+
+    @property
+    def parsed(self) -> Attrs:
+        if self._parsed is None:
+            self._parsed = self.op.parse_attrs(self.attrs, node=self.name) if self.op else Attrs()
+        return self._parsed
+
+    def num_outputs(self) -> int:
+        return 1 if self.op is None else self.op.n_outputs(self.parsed)
+
+    def num_visible(self) -> int:
+        return 1 if self.op is None else self.op.n_visible(self.parsed)
+
+    def output_name(self, i: int) -> str:
+        if self.op is None:
+            return self.name
+        base = self.op.output_name(self.parsed, i)
+        return f"{self.name}_{base}" if self.name else base
+
+    def __repr__(self) -> str:
+        return f"Node({self.opname}, {self.name!r})"
+
+
+def new_node_name() -> str:
+    """MXNet 2.x names traced op nodes `node_<k>` with a process-wide counter."""
+    return f"node_{next(_node_ids)}"
+
+
+def topo_order(heads: Iterable[Entry]) -> list[Node]:
+    """Post-order DFS from the heads (inputs left→right, then control deps), iterative."""
+    order: list[Node] = []
+    done: set[int] = set()
+    onstack: set[int] = set()
+    for head, _ in heads:
+        if id(head) in done:
+            continue
+        stack = [(head, iter(_preds(head)))]
+        onstack.add(id(head))
+        while stack:
+            node, it = stack[-1]
+            for child in it:
+                if id(child) in done:
+                    continue
+                if id(child) in onstack:
+                    raise GraphFormatError(f"graph has a cycle through node '{child.name}'")
+                onstack.add(id(child))
+                stack.append((child, iter(_preds(child))))
+                break
+            else:
+                stack.pop()
+                onstack.discard(id(node))
+                done.add(id(node))
+                order.append(node)
+    return order
+
+
+def _preds(node: Node) -> list[Node]:
+    return [e[0] for e in node.inputs] + list(node.control_deps)
+
+
+class Symbol:
+    """A list of output entries of a graph (MXNet's `Symbol`)."""
+
+    def __init__(self, outputs: list[Entry]):
+        self._outputs = list(outputs)
+
+    # -- structure ----------------------------------------------------------------------------
+    @property
+    def outputs(self) -> list[Entry]:
+        return self._outputs
+
+    def topo(self) -> list[Node]:
+        return topo_order(self._outputs)
+
+    @property
+    def name(self) -> str | None:
+        return self._outputs[0][0].name if len(self._outputs) == 1 else None
+
+    def __len__(self) -> int:
+        return len(self._outputs)
+
+    def __iter__(self) -> Iterator["Symbol"]:
+        return (Symbol([e]) for e in self._outputs)
+
+    def num_outputs(self) -> int:
+        return len(self._outputs)
+
+    def _vars(self) -> list[Node]:
+        return [n for n in self.topo() if n.is_var]
+
+    def list_inputs(self) -> list[str]:
+        return [n.name for n in self._vars()]
+
+    def _aux_ids(self, nodes: list[Node]) -> set[int]:
+        aux = set()
+        for n in nodes:
+            if n.op is not None and n.op.aux:
+                for pos in n.op.aux:
+                    if pos < len(n.inputs) and n.inputs[pos][0].is_var:
+                        aux.add(id(n.inputs[pos][0]))
+        return aux
+
+    def list_arguments(self) -> list[str]:
+        nodes = self.topo()
+        aux = self._aux_ids(nodes)
+        return [n.name for n in nodes if n.is_var and id(n) not in aux]
+
+    def list_auxiliary_states(self) -> list[str]:
+        nodes = self.topo()
+        aux = self._aux_ids(nodes)
+        return [n.name for n in nodes if n.is_var and id(n) in aux]
+
+    def list_outputs(self) -> list[str]:
+        return [n.output_name(i) for n, i in self._outputs]
+
+    def get_internals(self) -> "Symbol":
+        ents = []
+        for n in self.topo():
+            ents.extend((n, i) for i in range(n.num_visible()))
+        return Symbol(ents)
+
+    def get_children(self) -> "Symbol | None":
+        ents = [e for n, _ in self._outputs for e in n.inputs]
+        return Symbol(ents) if ents else None
+
+    def __getitem__(self, key) -> "Symbol":
+        if isinstance(key, str):
+            names = self.list_outputs()
+            hits = [i for i, nm in enumerate(names) if nm == key]
+            if not hits:
+                raise ValueError(f"There is no output named {key!r}; outputs are {names[:20]}"
+                                 + (" ..." if len(names) > 20 else ""))
+            return Symbol([self._outputs[hits[0]]])
+        if isinstance(key, slice):
+            return Symbol(self._outputs[key])
+        return Symbol([self._outputs[key]])
+
+    # -- attributes ---------------------------------------------------------------------------
+    def attr(self, key: str):
+        if len(self._outputs) != 1:
+            return None
+        n = self._outputs[0][0]
+        return n.attrs.get(key, n.attrs.get(f"__{key}__"))
+
+    def list_attr(self) -> dict:
+        return dict(self._outputs[0][0].attrs) if len(self._outputs) == 1 else {}
+
+    def attr_dict(self) -> dict:
+        return {n.name: dict(n.attrs) for n in self.topo() if n.attrs}
+
+    # -- numpy-flavour no-ops (one symbol type here) -------------------------------------------
+    def as_np_ndarray(self) -> "Symbol":
+        return self
+
+    def as_nd_ndarray(self) -> "Symbol":
+        return self
+
+    def has_dynamic_shape_op(self) -> bool:
+        return False
+
+    # -- serialisation ------------------------------------------------------------------------
+    def tojson(self, remove_amp_cast: bool = True) -> str:
+        from .json_io import to_json
+        return to_json(self, remove_amp_cast=remove_amp_cast)
+
+    def save(self, fname: str, remove_amp_cast: bool = True) -> None:
+        from ..io.atomic import write_atomic
+        write_atomic(fname, self.tojson(remove_amp_cast).encode("utf-8"))
+
+    # -- inference ----------------------------------------------------------------------------
+    def infer_shape(self, *args, **kwargs):
+        from .infer import infer_shape
+        return infer_shape(self, *args, **kwargs)
+
+    def infer_type(self, *args, **kwargs):
+        from .infer import infer_type
+        return infer_type(self, *args, **kwargs)
+
+    def optimize_for(self, backend: str, args=None, aux=None, device=None, **kwargs) -> "Symbol":
+        from ..compiler.backends import get_backend
+        return get_backend(backend)(self, args=args, aux=aux, **kwargs)
+
+    def copy(self) -> "Symbol":
+        return Symbol(list(self._outputs))
+
+    def __repr__(self) -> str:
+        if len(self._outputs) == 1:
+            return f"<_Symbol {self.name}>"
+        return f"<_Symbol group [{', '.join(self.list_outputs())}]>"
+
+    # -- composition with other symbols via the registry (mx.sym.Op(...)) ----------------------
+    def __add__(self, other):
+        from . import ops as _s
+        return _s.binary("add", self, other)
+
+    def __radd__(self, other):
+        from . import ops as _s
+        return _s.binary("add", other, self)
+
+    def __sub__(self, other):
+        from . import ops as _s
+        return _s.binary("subtract", self, other)
+
+    def __rsub__(self, other):
+        from . import ops as _s
+        return _s.binary("subtract", other, self)
+
+    def __mul__(self, other):
+        from . import ops as _s
+        return _s.binary("multiply", self, other)
+
+    def __rmul__(self, other):
+        from . import ops as _s
+        return _s.binary("multiply", other, self)
+
+    def __truediv__(self, other):
+        from . import ops as _s
+        return _s.binary("true_divide", self, other)
+
+
+def var(name: str, attr: dict | None = None, shape=None, lr_mult=None, wd_mult=None, dtype=None,
+        init=None, stype=None, **kwargs) -> Symbol:
+    """A variable (input or parameter) symbol with MXNet's hidden `__attr__`s."""
+    if not isinstance(name, str):
+        raise TypeError("Expect a string for variable `name`")
+    attrs = dict(attr or {})
+    if shape is not None:
+        attrs["__shape__"] = str(tuple(shape))
+    if lr_mult is not None:
+        attrs["__lr_mult__"] = str(lr_mult)
+    if wd_mult is not None:
+        attrs["__wd_mult__"] = str(wd_mult)
+    if dtype is not None:
+        from ..io.dtypes import dtype_flag
+        attrs["__dtype__"] = str(dtype_flag(dtype))
+    if init is not None:
+        attrs["__init__"] = init if isinstance(init, str) else init.dumps()
+    if stype is not None:
+        attrs["__storage_type__"] = str({"default": 0, "row_sparse": 1, "csr": 2}[stype])
+    for k, v in kwargs.items():
+        if k.startswith("__") and k.endswith("__"):
+            attrs[k] = str(v)
+        else:
+            raise ValueError(f"Attribute name={k} is not supported. Additional attributes must "
+                             "start and end with double underscores, e.g, __yourattr__")
+    return Symbol([(Node("null", name, attrs), 0)])
+
+
+Variable = var
+
+
+def Group(symbols: list[Symbol]) -> Symbol:
+    """One symbol with the outputs of several."""
+    if not symbols or any(not isinstance(s, Symbol) for s in symbols):
+        raise TypeError("Expected a list of symbols as input")
+    return Symbol([e for s in symbols for e in s.outputs])
+
+
+def rename_vars(sym: Symbol, mapping: dict[str, str]) -> Symbol:
+    """A copy of `sym` whose variables are renamed by `mapping` (op nodes are copied too)."""
+    new: dict[int, Node] = {}
+    for n in sym.topo():
+        c = Node(n.opname, mapping.get(n.name, n.name) if n.is_var else n.name, n.attrs, op=n.op)
+        c.inputs = [(new[id(src)], i) for src, i in n.inputs]
+        c.control_deps = [new[id(d)] for d in n.control_deps]
+        c.subgraphs = n.subgraphs
+        c._parsed = n._parsed
+        new[id(n)] = c
+    return Symbol([(new[id(n)], i) for n, i in sym.outputs])

@@ -1,0 +1,43 @@
+"""Service errors: each carries its HTTP status so the web layer maps them without guessing."""
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    status: int = 500
+
+    def __init__(self, message: str, *, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.headers = headers or {}
+
+
+class BadRequest(ServiceError):
+    status = 400
+
+
+class Unauthorized(ServiceError):
+    status = 401
+
+
+class NotFound(ServiceError):
+    status = 404
+
+
+class Conflict(ServiceError):
+    status = 409
+
+
+class PayloadTooLarge(ServiceError):
+    status = 413
+
+
+class Unavailable(ServiceError):
+    """Overload or not-ready: clients should retry later (503 + Retry-After)."""
+    status = 503
+
+    def __init__(self, message: str, retry_after: float = 1.0):
+        super().__init__(message, headers={"Retry-After": str(max(1, int(round(retry_after))))})
+
+
+class Timeout(ServiceError):
+    status = 504

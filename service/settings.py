@@ -1,0 +1,56 @@
+"""Server settings: CLI flags and HYBRIDSERVE_* environment variables (pydantic-settings)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal, Optional
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MiB = 1024 * 1024
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="HYBRIDSERVE_", extra="ignore",
+                                      protected_namespaces=())
+
+    # where and how to listen
+    model_store: Path = Path("model_store")
+    host: str = "127.0.0.1"           # loopback unless told otherwise (issue 7)
+    port: int = 8000
+    workers: int = 1
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
+    log_json: bool = True
+    access_log: bool = False           # per-request access lines cost throughput
+    server_name: str = "hybridserve"
+    graceful_timeout_s: float = 30.0
+
+    # model lifecycle
+    load_on_startup: bool = True
+    load_threads: int = 2
+    inference_threads: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
+    # requests whose estimated compute is below this run on the event loop: a thread hop
+    # costs more than a tiny MLP (0 disables)
+    inline_max_flops: int = 2_000_000
+    blas_threads: Optional[int] = None  # threadpoolctl limit for BLAS inside the server
+    default_max_batch_size: int = 0    # used when a model has no config; 0 = no batching
+    default_batch_delay_us: int = 500
+    default_max_queue_size: int = 256  # per model; beyond it → 503 + Retry-After
+
+    # limits (client input is hostile until shown otherwise)
+    max_body_bytes: int = 64 * MiB
+    max_upload_bytes: int = 1024 * MiB
+    max_tensor_elements: int = 64 * 1024 * 1024
+    max_graph_nodes: int = 100_000
+    max_params_bytes: int = 2048 * MiB
+    inference_timeout_s: float = 60.0
+    inspect_max_records: int = 10_000
+    inspect_max_values: int = 100_000   # hard cap per tensor when include_values is set
+
+    # access control: when set, management/upload/delete/inspect need "Bearer <token>"
+    auth_token: Optional[SecretStr] = None
+    auth_inference: bool = False        # also require the token for inference/metadata
+
+    def resolved_store(self) -> Path:
+        return Path(self.model_store).expanduser().resolve()
