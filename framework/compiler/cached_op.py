@@ -1,9 +1,9 @@
 """The cached op: a compiled graph that a hybridized block (or the server) calls many times.
 
 It owns one `Plan`. Without flags every call runs the plan's generated function. With
-`static_alloc` each input-shape signature gets specialised run functions whose intermediate
-buffers are allocated once; concurrent callers take distinct buffer sets from a small pool, so the
-cached op is safe to call from several threads at once.
+`static_alloc` each input-shape signature gets a specialised run function whose intermediate
+buffers are allocated once. Specialisations live per thread, so concurrent callers never share a
+buffer: the cached op is safe to call from several threads at once.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import numpy as np
 from ..symbol.graph import Symbol
 from .plan import Plan
 
-MAX_SIGNATURES = 32
+MAX_SIGNATURES = 32   # per thread; the least recently used specialisation is dropped
 
 
 class CachedOp:
@@ -28,35 +28,36 @@ class CachedOp:
         self.input_names = self.plan.input_names
         self.static_alloc = bool(self.flags.get("static_alloc", False))
         self.static_shape = bool(self.flags.get("static_shape", False))
-        self._pools: OrderedDict[tuple, list[Callable]] = OrderedDict()
-        self._lock = threading.Lock()
+        # only data inputs vary between calls; parameters keep their shapes
+        idx = self.flags.get("data_indices")
+        self._data_idx = list(idx) if idx is not None else list(range(len(self.input_names)))
+        self._local = threading.local()
+        self._run = self.plan.run
+
+    def _specialised(self, inputs: list[np.ndarray]) -> Callable:
+        cache: OrderedDict | None = getattr(self._local, "fns", None)
+        if cache is None:
+            cache = self._local.fns = OrderedDict()
+        sig = tuple((inputs[i].shape, inputs[i].dtype.num) for i in self._data_idx)
+        fn = cache.get(sig)
+        if fn is None:
+            fn = cache[sig] = self.plan.specialize(inputs)
+            if len(cache) > MAX_SIGNATURES:
+                cache.popitem(last=False)
+        return fn
 
     def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if not self.static_alloc:
-            return self.plan.run(inputs)
-        sig = tuple((x.shape, x.dtype.str) for x in inputs)
-        with self._lock:
-            pool = self._pools.get(sig)
-            if pool is not None:
-                self._pools.move_to_end(sig)
-                fn = pool.pop() if pool else None
-            else:
-                fn = None
-        if fn is None:
-            fn = self.plan.specialize(inputs)
+            return self._run(inputs)
+        fn = self._specialised(inputs)
         try:
             return fn(*inputs)
         except Exception:
-            return self.plan.run(inputs)   # re-raises with the failing node named
-        finally:
-            with self._lock:
-                self._pools.setdefault(sig, []).append(fn)
-                while len(self._pools) > MAX_SIGNATURES:
-                    self._pools.popitem(last=False)
+            return self._run(inputs)   # re-raises with the failing node named
 
     def run_hooked(self, inputs: list[np.ndarray], callback, monitor_all: bool = False):
         return self.plan.run_hooked(inputs, callback, monitor_all)
 
     @property
     def signatures(self) -> list[tuple]:
-        return list(self._pools)
+        return list(getattr(self._local, "fns", {}) or {})

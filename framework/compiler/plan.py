@@ -57,15 +57,19 @@ class Plan:
             self.steps.append(Step(n, partial(n.op.kernel, n.parsed), ins, outs))
         self.n_slots = nslots
         self.out_slots = [slot[(id(n), i)] for n, i in symbol.outputs]
-        self._fn = self._generate()
+        from .passes.unknown_dims import unresolved_nodes
+        self._unresolved = unresolved_nodes(order)
+        self._by_sig: dict[tuple, Callable] = {}
+        self._fn = self._generate() if not self._unresolved else self._run_resolving
 
     # -- the fast path ------------------------------------------------------------------------
-    def _generate(self, buffers: dict[int, np.ndarray] | None = None) -> Callable:
+    def _generate(self, buffers: dict[int, np.ndarray] | None = None,
+                  kernels: dict[int, Callable] | None = None) -> Callable:
         env: dict[str, object] = {}
         args = ", ".join(f"v{i}" for i in range(self.n_inputs))
         lines = [f"def run({args}):"]
         for k, st in enumerate(self.steps):
-            env[f"k{k}"] = st.fn
+            env[f"k{k}"] = (kernels or {}).get(k, st.fn)
             call_args = ", ".join(f"v{i}" for i in st.ins)
             if buffers and k in buffers:
                 env[f"b{k}"] = buffers[k]
@@ -78,6 +82,23 @@ class Plan:
         exec(compile(src, "<hybridserve plan>", "exec"), env)
         return env["run"]
 
+    def _resolved_steps(self, inputs: list[np.ndarray]) -> dict[int, Callable]:
+        """Kernels of legacy creation ops bound to the shapes these inputs imply."""
+        if not self._unresolved:
+            return {}
+        from .passes.unknown_dims import resolve
+        shapes = {n: tuple(x.shape) for n, x in zip(self.input_names, inputs)}
+        attrs = resolve(self.symbol, self._unresolved, shapes)
+        return {k: partial(st.node.op.kernel, attrs[id(st.node)])
+                for k, st in enumerate(self.steps) if id(st.node) in attrs}
+
+    def _run_resolving(self, *inputs):
+        sig = tuple(x.shape for x in inputs)
+        fn = self._by_sig.get(sig)
+        if fn is None:
+            fn = self._by_sig[sig] = self._generate(kernels=self._resolved_steps(list(inputs)))
+        return fn(*inputs)
+
     def specialize(self, inputs: list[np.ndarray]) -> Callable:
         """static_alloc: a run function with preallocated output buffers for these input shapes.
 
@@ -87,13 +108,14 @@ class Plan:
         vals: list = list(inputs) + [None] * (self.n_slots - self.n_inputs)
         keep = set(self.out_slots)
         buffers: dict[int, np.ndarray] = {}
+        kernels = self._resolved_steps(inputs)
         for k, st in enumerate(self.steps):
-            self._store(vals, st, st.fn(*[vals[i] for i in st.ins]))
+            self._store(vals, st, kernels.get(k, st.fn)(*[vals[i] for i in st.ins]))
             out0 = vals[st.outs[0]]
             if (st.node.op.out and st.outs[0] not in keep and isinstance(out0, np.ndarray)
                     and out0.flags.c_contiguous and out0.base is None):
                 buffers[k] = np.empty_like(out0)
-        return self._generate(buffers)
+        return self._generate(buffers, kernels)
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         try:
@@ -104,9 +126,13 @@ class Plan:
     def _locate(self, inputs, err: Exception) -> Exception:
         """Re-run step by step to name the node and op that failed."""
         vals: list = list(inputs) + [None] * (self.n_slots - self.n_inputs)
-        for st in self.steps:
+        try:
+            kernels = self._resolved_steps(list(inputs))
+        except ValueError as e:
+            return e
+        for k, st in enumerate(self.steps):
             try:
-                r = st.fn(*[vals[i] for i in st.ins])
+                r = kernels.get(k, st.fn)(*[vals[i] for i in st.ins])
             except Exception as e:  # noqa: BLE001 - we re-raise with context
                 shapes = [getattr(vals[i], "shape", None) for i in st.ins]
                 return ShapeError(f"node '{st.node.name}' (op {st.node.opname}) failed on input "
@@ -126,14 +152,15 @@ class Plan:
     def run_hooked(self, inputs: list[np.ndarray], callback: Callable[[str, str, np.ndarray], None],
                    monitor_all: bool = False) -> list[np.ndarray]:
         vals: list = list(inputs) + [None] * (self.n_slots - self.n_inputs)
-        for st in self.steps:
+        kernels = self._resolved_steps(list(inputs))
+        for k, st in enumerate(self.steps):
             node = st.node
             if monitor_all:
                 names = node.op.input_names(node.parsed)
                 for j, s in enumerate(st.ins):
                     nm = names[j] if j < len(names) else f"input{j}"
                     callback(f"{node.name}_{nm}", node.opname, vals[s])
-            self._store(vals, st, st.fn(*[vals[i] for i in st.ins]))
+            self._store(vals, st, kernels.get(k, st.fn)(*[vals[i] for i in st.ins]))
             for i in range(node.num_visible()):
                 callback(node.output_name(i), node.opname, vals[st.outs[i]])
         return [vals[s] for s in self.out_slots]

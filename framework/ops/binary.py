@@ -105,8 +105,9 @@ _ARITH = [
                        "_Minus"), np.subtract, False),
     ("_npi_multiply", ("broadcast_mul", "elemwise_mul", "_mul", "_Mul"), np.multiply, False),
     ("_npi_power", ("broadcast_power", "_power", "_Power"), _power, False),
-    ("_npi_maximum", ("broadcast_maximum", "_maximum", "_Maximum"), np.maximum, False),
-    ("_npi_minimum", ("broadcast_minimum", "_minimum", "_Minimum"), np.minimum, False),
+    # np.maximum / np.minimum record the 1.x names in MXNet 2.x
+    ("broadcast_maximum", ("_npi_maximum", "_maximum", "_Maximum"), np.maximum, False),
+    ("broadcast_minimum", ("_npi_minimum", "_minimum", "_Minimum"), np.minimum, False),
     ("_npi_mod", ("broadcast_mod", "_mod", "_Mod"), _mod, False),
     ("_npi_fmod", (), _fmod, False),
     ("_npi_floor_divide", (), _floor_divide, False),

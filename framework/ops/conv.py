@@ -106,7 +106,7 @@ def conv_nc(x, w, b, stride, pad, dilate, groups: int, out=None):
     res = res.reshape((N, F) + osp)
     if b is not None:
         res += b.reshape((1, F) + (1,) * nd).astype(res.dtype, copy=False)
-    return res
+    return out if out is not None else res
 
 
 def _depthwise(x, w, stride, pad, dilate, groups, osp, out):

@@ -25,26 +25,26 @@ def _init_shape(a, s):
 _INIT = {"shape": Shape(()), "ctx": Str(""), "dtype": DType(F32)}
 
 
-@register("_zeros", "_npi_zeros", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
+@register("_npi_zeros", "_zeros", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
           infer_type=_const_type, strict=True)
 def zeros(a):
     """Zeros of `shape` (a 0 dim stays 0: MXNet 1.x infers it from the consumer)."""
     return np.zeros(a.shape, _dt(a))
 
 
-@register("_ones", "_npi_ones", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
+@register("_npi_ones", "_ones", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
           infer_type=_const_type, strict=True)
 def ones(a):
     return np.ones(a.shape, _dt(a))
 
 
-@register("_full", "_npi_full", attrs={**_INIT, "value": Float()}, inputs=(),
+@register("_npi_full", "_full", attrs={**_INIT, "value": Float()}, inputs=(),
           infer_shape=_init_shape, infer_type=_const_type, strict=True)
 def full(a):
     return np.full(a.shape, a.value, _dt(a))
 
 
-@register("_empty", "_npi_empty", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
+@register("_npi_empty", "_empty", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
           infer_type=_const_type, strict=True)
 def empty(a):
     return np.zeros(a.shape, _dt(a))
@@ -65,7 +65,7 @@ def _arange_shape(a, s):
     return [(n * a.repeat,)]
 
 
-@register("_arange", "_npi_arange", attrs={"start": Float(), "stop": Float(None, optional=True),
+@register("_npi_arange", "_arange", attrs={"start": Float(), "stop": Float(None, optional=True),
                                             "step": Float(1.0), "repeat": Int(1),
                                             "infer_range": Bool(False), "ctx": Str(""),
                                             "dtype": DType(F32)},
@@ -112,12 +112,19 @@ def full_like(a, x):
     return np.full(x.shape, a.fill_value, a.dtype if a.dtype is not None else x.dtype)
 
 
-@register("_npi_identity", "_npi_eye", attrs={"N": Int(), "M": Int(None), "k": Int(0),
+@register("_npi_eye", attrs={"N": Int(), "M": Int(None), "k": Int(0),
                                               "ctx": Str(""), "dtype": DType(F32)},
           inputs=(), infer_shape=lambda a, s: [(a.N, a.N if a.M is None else a.M)],
           infer_type=_const_type, strict=True)
 def eye(a):
     return np.eye(a.N, a.M, a.k, dtype=_dt(a))
+
+
+@register("_npi_identity", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
+          infer_type=_const_type, strict=True)
+def identity(a):
+    """Square identity matrix of `shape` (n, n)."""
+    return np.eye(a.shape[0], a.shape[-1] if len(a.shape) > 1 else None, dtype=_dt(a))
 
 
 @register("_npi_linspace", attrs={"start": Float(), "stop": Float(), "num": Int(),
@@ -144,6 +151,6 @@ def block_grad(a, x):
     return x
 
 
-@register("_copy", "identity", "_npi_copy", "_np_copy", infer_shape=same_shape)
+@register("_npi_copy", "_copy", "identity", "_np_copy", infer_shape=same_shape)
 def copy(a, x):
     return x.copy()

@@ -144,13 +144,20 @@ def _make_keep(fn, rounding=False):
     return kernel
 
 
+def _names(name, aliases):
+    """The 2.x `_npi_*` name first: tracing records the canonical name, as MXNet 2.x does."""
+    npi = [n for n in aliases if n.startswith("_npi_")]
+    rest = [n for n in aliases if not n.startswith("_npi_")]
+    return (npi[0], name, *npi[1:], *rest) if npi else (name, *aliases)
+
+
 for _name, _aliases, _fn in _FLOAT_FNS:
-    register(_name, *_aliases, infer_shape=same_shape, infer_type=_float_type,
+    register(*_names(_name, _aliases), infer_shape=same_shape, infer_type=_float_type,
              out=True)(_make_float(_fn))
 
 for _name, _aliases, _fn in _KEEP_FNS:
     _rounding = _name in ("floor", "ceil", "trunc", "fix", "rint", "round")
-    register(_name, *_aliases, infer_shape=same_shape, infer_type=_keep_type,
+    register(*_names(_name, _aliases), infer_shape=same_shape, infer_type=_keep_type,
              out=True)(_make_keep(_fn, _rounding))
 
 

@@ -27,7 +27,7 @@ def _tr_shape(a, s):
     return [tuple(s[0][i] for i in _perm(a, len(s[0])))]
 
 
-@register("transpose", "_npi_transpose", "_np_transpose", attrs={"axes": Shape(None)},
+@register("_npi_transpose", "transpose", "_np_transpose", attrs={"axes": Shape(None)},
           infer_shape=_tr_shape, strict=True)
 def transpose(a, x):
     """Permute axes (reverse them when `axes` is empty / None)."""
@@ -92,7 +92,7 @@ def _squeeze_shape(a, s):
     return [tuple(d for i, d in enumerate(s) if i not in axes)]
 
 
-@register("squeeze", "_npi_squeeze", "_np_squeeze", attrs={"axis": IntOrTuple(None)},
+@register("_npi_squeeze", "squeeze", "_np_squeeze", attrs={"axis": IntOrTuple(None)},
           infer_shape=_squeeze_shape, strict=True)
 def squeeze(a, x):
     """Remove size-1 axes (all of them, or those in `axis`). 1.x keeps shape (1,) for a full squeeze."""
@@ -137,7 +137,7 @@ class _Dim:
         self.dim = dim
 
 
-@register("_npi_concatenate", attrs={"num_args": Int(), "axis": Int(0)}, inputs=_nargs,
+@register("_npi_concatenate", attrs={"num_args": Int(), "axis": Int(0, optional=True)}, inputs=_nargs,
           infer_shape=_npcat_shape, strict=True)
 def np_concatenate(a, *xs):
     """np.concatenate (axis None flattens)."""
@@ -219,7 +219,7 @@ def _flip_axes(a, ndim):
     return norm_axes(a.axis if isinstance(a.axis, tuple) else (a.axis,), ndim, "flip")
 
 
-@register("reverse", "flip", "_npi_flip", attrs={"axis": IntOrTuple(None)},
+@register("_npi_flip", "reverse", "flip", attrs={"axis": IntOrTuple(None)},
           infer_shape=lambda a, s: [tuple(s[0])], strict=True)
 def flip(a, x):
     """Reverse the order of elements along `axis`."""
@@ -243,7 +243,7 @@ def _bto_shape(a, s):
     return [tuple(out)]
 
 
-@register("broadcast_to", "_npi_broadcast_to", attrs={"shape": Shape(())},
+@register("_npi_broadcast_to", "broadcast_to", attrs={"shape": Shape(())},
           infer_shape=_bto_shape, strict=True)
 def broadcast_to(a, x):
     """Broadcast to `shape` (0 / -1 keep the input dim)."""

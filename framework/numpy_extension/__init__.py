@@ -1,0 +1,39 @@
+"""`framework.npx`: MXNet's `mxnet.numpy_extension` (neural-network operators, NumPy-semantics
+switches, devices and parameter-file helpers).
+
+Any other registered operator is reachable as `npx.<name>` when the registry knows `_npx_<name>`
+(or `<name>`): positional arguments are the inputs, keyword arguments the attributes.
+"""
+from __future__ import annotations
+
+from ..device import Device, cpu, cpu_pinned, current_device, gpu, num_gpus  # noqa: F401
+from ._op import *  # noqa: F401,F403
+from ._op import __all__ as _op_all
+from ._state import (is_np_array, is_np_default_dtype, is_np_shape, reset_np,  # noqa: F401
+                     set_np, set_np_default_dtype, set_np_shape, use_np, use_np_array,
+                     use_np_default_dtype, use_np_shape)
+from .utils import from_numpy, gpu_memory_info, load, save, savez, waitall  # noqa: F401
+
+__all__ = list(_op_all) + [
+    "Device", "cpu", "cpu_pinned", "gpu", "num_gpus", "current_device", "set_np", "reset_np",
+    "is_np_array", "is_np_shape", "is_np_default_dtype", "set_np_default_dtype", "use_np",
+    "use_np_array", "use_np_shape", "use_np_default_dtype", "save", "savez", "load",
+    "waitall", "from_numpy", "gpu_memory_info"]
+
+
+def __getattr__(name: str):
+    """`npx.foo(*inputs, **attrs)` for any registered `_npx_foo` (or `foo`) operator."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ..ops.registry import has_op
+    from ._op import _call
+    for opname in (f"_npx_{name}", name):
+        if has_op(opname):
+            def fn(*inputs, _op=opname, **attrs):
+                attrs.pop("out", None)
+                attrs.pop("name", None)
+                return _call(_op, list(inputs), attrs)
+            fn.__name__ = name
+            fn.__doc__ = f"npx.{name}: the `{opname}` operator."
+            return fn
+    raise AttributeError(f"module 'framework.numpy_extension' has no attribute '{name}'")

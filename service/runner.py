@@ -1,0 +1,286 @@
+"""One loaded model version: a hybridized SymbolBlock whose cached op stays warm.
+
+Loading does everything that depends only on the model (parse, params, compile, warm at the
+declared shapes), so a request only validates its arrays and calls the cached op with NumPy
+arrays directly (no ndarray wrapping, no block dispatch).
+"""
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .config import ModelConfig
+from .errors import BadRequest
+from .protocol.codec import InferInput
+from .signature import (IOSpec, concrete, default_input, infer_outputs, looks_like_param,
+                        output_names)
+from .store import ModelFiles
+from .summary import graph_table
+
+log = logging.getLogger("hybridserve.runner")
+MAX_WARM_SIZES = 4
+
+
+def _load_error(what: str, e: Exception) -> BadRequest:
+    return BadRequest(f"cannot load model: {what}: {e}"[:2000])
+
+
+class Runner:
+    def __init__(self, name: str, version: str, block, symbol, inputs: list[IOSpec],
+                 outputs: list[IOSpec], config: ModelConfig):
+        self.name, self.version = name, version
+        self.block, self.symbol = block, symbol
+        self.inputs, self.outputs = inputs, outputs
+        self.config = config
+        self.max_batch_size = config.max_batch_size
+        self.input_index = {s.name: k for k, s in enumerate(inputs)}
+        self.output_index = {s.name: k for k, s in enumerate(outputs)}
+        self.flops_per_item: int | None = None
+        self.warm = False
+        self.load_seconds = 0.0
+        self._op = None                     # the cached op, once built
+        self._args: list = []
+        self._slots: list[tuple[int, int]] = []
+        self._lock = threading.Lock()
+        self._summaries: dict[int, dict] = {}
+
+    # -- loading -------------------------------------------------------------------------------
+    @classmethod
+    def load(cls, name: str, version: str, files: ModelFiles, config: ModelConfig | None,
+             max_nodes: int = 100_000, max_params_bytes: int | None = None,
+             default_max_batch_size: int = 0) -> "Runner":
+        from framework.base import MXNetError
+        from framework.gluon import SymbolBlock
+        from framework.io import ParamsFormatError, load_params, strip_prefixes
+        from framework.symbol.json_io import load_json
+        t0 = time.perf_counter()
+        try:
+            sym = load_json(Path(files.symbol).read_bytes(), max_nodes=max_nodes)
+        except (MXNetError, ValueError, RecursionError) as e:
+            raise _load_error(f"symbol file '{files.symbol.name}'", e) from None
+        params: dict[str, np.ndarray] = {}
+        if files.params is not None:
+            try:
+                raw = load_params(str(files.params), max_bytes=max_params_bytes)
+            except (ParamsFormatError, ValueError) as e:
+                raise _load_error(f"params file '{files.params.name}'", e) from None
+            if not isinstance(raw, dict):
+                raise BadRequest("cannot load model: params file has no parameter names")
+            params = {k: v for k, v in strip_prefixes(raw).items() if v is not None}
+        cfg = config or ModelConfig()
+        data_names = cls._data_names(sym, params, cfg)
+        try:
+            block = SymbolBlock.imports(str(files.symbol), data_names,
+                                        str(files.params) if files.params else None,
+                                        ignore_extra=True)
+            block.hybridize(static_alloc=True, static_shape=True)
+        except (MXNetError, ValueError, KeyError, AssertionError, TypeError) as e:
+            raise _load_error("SymbolBlock.imports", e) from None
+        declared = {t.name: t for t in cfg.inputs}
+        inputs = [IOSpec(n, declared[n].datatype,
+                         tuple(declared[n].shape) if declared[n].shape is not None else None)
+                  if n in declared else default_input(sym, n, params) for n in data_names]
+        outputs = cls._outputs(sym, inputs, cfg)
+        effective = cls._effective_config(name, cfg, config is None, inputs, outputs,
+                                          default_max_batch_size)
+        r = cls(name, version, block, sym, inputs, outputs, effective)
+        r._warm_up(explicit=bool(cfg.inputs))
+        r.flops_per_item = r._estimate_flops()
+        r.load_seconds = time.perf_counter() - t0
+        return r
+
+    @staticmethod
+    def _data_names(sym, params: dict, cfg: ModelConfig) -> list[str]:
+        graph_inputs = sym.list_inputs()
+        if cfg.inputs:
+            names = [t.name for t in cfg.inputs]
+            bad = [n for n in names if n not in graph_inputs]
+            if bad:
+                raise BadRequest(f"config declares inputs {bad} that the graph does not have; "
+                                 f"graph inputs without parameters: "
+                                 f"{[n for n in graph_inputs if n not in params]}")
+            orphans = [n for n in graph_inputs if n not in params and n not in names]
+            if orphans:
+                raise BadRequest(f"graph inputs {orphans} are neither in the params file nor "
+                                 "declared as inputs in the config")
+            return names
+        names = [n for n in graph_inputs if n not in params]
+        missing = [n for n in names if looks_like_param(n)]
+        if missing:
+            raise BadRequest(f"cannot load model: the params file lacks {missing}"[:1000])
+        if not names:
+            raise BadRequest("cannot load model: the graph has no data inputs")
+        return names
+
+    @staticmethod
+    def _outputs(sym, inputs: list[IOSpec], cfg: ModelConfig) -> list[IOSpec]:
+        names = output_names(sym)
+        if cfg.outputs and len(cfg.outputs) != len(names):
+            raise BadRequest(f"config lists {len(cfg.outputs)} outputs but the graph has "
+                             f"{len(names)}: {names}")
+        if cfg.outputs:
+            names = [t.name for t in cfg.outputs]
+            if len(set(names)) != len(names):
+                raise BadRequest(f"config has duplicate output names {names}")
+        specs = infer_outputs(sym, inputs, names)
+        for k, t in enumerate(cfg.outputs):
+            if t.shape is not None:
+                specs[k].shape = tuple(t.shape)
+            specs[k].datatype = t.datatype if "datatype" in t.model_fields_set else specs[k].datatype
+        return specs
+
+    @staticmethod
+    def _effective_config(name: str, cfg: ModelConfig, inferred: bool, inputs, outputs,
+                          default_mbs: int = 0) -> ModelConfig:
+        mbs = cfg.max_batch_size
+        batchable = all(s.shape is not None and s.shape and s.shape[0] == -1 for s in inputs)
+        if inferred and batchable:
+            mbs = default_mbs
+        if mbs > 0 and not batchable:
+            raise BadRequest("max_batch_size > 0 needs every input shape to start with a free "
+                             "(-1) batch dim")
+        return cfg.model_copy(update={
+            "name": name, "inputs": [s.to_spec() for s in inputs],
+            "outputs": [s.to_spec() for s in outputs], "max_batch_size": mbs,
+            "description": cfg.description or ("inferred from the graph" if inferred else "")})
+
+    def _warm_up(self, explicit: bool) -> None:
+        if any(s.shape is None for s in self.inputs):
+            self._build_blind()
+            return
+        sizes = [1]
+        if self.config.dynamic_batching is not None:
+            sizes += self.config.dynamic_batching.preferred_batch_size[:MAX_WARM_SIZES]
+        try:
+            for b in dict.fromkeys(sizes):
+                self.run([np.zeros(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
+            self.warm = True
+        except Exception as e:  # noqa: BLE001
+            if explicit:
+                raise BadRequest(f"model does not run at its declared input shapes: {e}"[:2000]) from None
+            log.warning("warm-up of %s/%s skipped: %s", self.name, self.version, e)
+            self._build_blind()
+
+    def _build_blind(self) -> None:
+        """No shapes to warm with: still compile the plan so broken graphs fail at load."""
+        from framework.compiler.plan import Plan
+        try:
+            Plan(self.symbol, self.symbol.list_inputs())
+        except Exception as e:  # noqa: BLE001
+            raise BadRequest(f"cannot compile model graph: {e}"[:2000]) from None
+
+    def _estimate_flops(self) -> int | None:
+        if any(s.shape is None for s in self.inputs):
+            return None
+        s = self.summary(1)
+        return s["flops"] if s["flops_complete"] else None
+
+    # -- inference -----------------------------------------------------------------------------
+    def validate(self, inputs: list[InferInput]) -> tuple[list[np.ndarray], int]:
+        """Request inputs → arrays in the model's input order, plus the batch size (0 = n/a)."""
+        specs = self.inputs
+        arrays: list = [None] * len(specs)
+        for inp in inputs:
+            k = self.input_index.get(inp.name)
+            if k is None:
+                raise BadRequest(f"unexpected inference input '{inp.name}' for model '{self.name}'"
+                                 f"; expected {[s.name for s in specs]}")
+            spec = specs[k]
+            if inp.datatype != spec.datatype:
+                raise BadRequest(f"inference input '{inp.name}' data-type is '{inp.datatype}', "
+                                 f"but model '{self.name}' expects '{spec.datatype}'")
+            if not self._shape_ok(spec, inp.shape):
+                raise BadRequest(f"unexpected shape for input '{inp.name}' for model "
+                                 f"'{self.name}'. Expected {list(spec.shape)}, got "
+                                 f"{list(inp.shape)}")
+            arrays[k] = inp.array
+        if any(a is None for a in arrays):
+            missing = [s.name for s, a in zip(specs, arrays) if a is None]
+            raise BadRequest(f"expected {len(specs)} inputs but got {len(inputs)} inputs for "
+                             f"model '{self.name}'; missing {missing}")
+        batch = 0
+        if self.max_batch_size > 0:
+            sizes = {a.shape[0] for a in arrays}
+            if len(sizes) != 1:
+                raise BadRequest(f"inputs of model '{self.name}' disagree on the batch size: "
+                                 f"{sorted(sizes)}")
+            batch = sizes.pop()
+            if not 1 <= batch <= self.max_batch_size:
+                raise BadRequest(f"inference request batch-size must be in 1..{self.max_batch_size}"
+                                 f" for '{self.name}', got {batch}")
+        return arrays, batch
+
+    @staticmethod
+    def _shape_ok(spec: IOSpec, shape: tuple) -> bool:
+        want = spec.shape
+        if want is None:
+            return True
+        if spec.flatten_units and len(shape) >= 2 and len(shape) != len(want):
+            return math.prod(shape[1:]) == spec.flatten_units
+        if len(shape) != len(want):
+            return False
+        return all(w == -1 or w == d for w, d in zip(want, shape))
+
+    def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        op = self._op
+        if op is None:
+            return self._run_block(arrays)
+        args = self._args.copy()
+        for slot, i in self._slots:
+            args[slot] = arrays[i]
+        return op(args)
+
+    def _run_block(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        """First call goes through the block (it builds the cached op), then the fast path."""
+        from framework.ndarray import ndarray
+        with self._lock:
+            if self._op is not None:
+                return self.run(arrays)
+            out = self.block(*[ndarray(a) for a in arrays])
+            op = getattr(self.block, "_cached_op", None)
+            spec = getattr(self.block, "_cached_op_args", None)
+            if op is not None and spec is not None:
+                self._args = [None if is_data else np.asarray(p.data()) for is_data, p in spec]
+                self._slots = [(slot, idx) for slot, (is_data, idx) in enumerate(spec) if is_data]
+                self._op = op
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        return [np.asarray(o) for o in outs]
+
+    def run_hooked(self, arrays: list[np.ndarray], callback: Callable[[str, str, np.ndarray], None],
+                   monitor_all: bool = False) -> list[np.ndarray]:
+        """Same plan, separate loop with op hooks: the warm fast path is untouched."""
+        if self._op is None:
+            self.run(arrays)
+        args = self._args.copy()
+        for slot, i in self._slots:
+            args[slot] = arrays[i]
+        return self._op.run_hooked(args, callback, monitor_all)
+
+    # -- descriptions --------------------------------------------------------------------------
+    def metadata(self, versions: list[str]) -> dict:
+        return {"name": self.name, "versions": versions, "platform": self.config.platform,
+                "inputs": [s.public() for s in self.inputs],
+                "outputs": [s.public() for s in self.outputs]}
+
+    def summary(self, batch: int = 1) -> dict:
+        if batch in self._summaries:
+            return self._summaries[batch]
+        known = {s.name: concrete(s.shape, batch, 1) for s in self.inputs if s.shape is not None}
+        t = graph_table(self.symbol, known, set(self.input_index))
+        t.update({"name": self.name, "version": self.version, "batch_size": batch,
+                  "inputs": [{"name": s.name, "datatype": s.datatype,
+                              "shape": list(known[s.name]) if s.name in known else None}
+                             for s in self.inputs],
+                  "outputs": [s.public() for s in self.outputs],
+                  "signature": {"inputs": [s.public() for s in self.inputs],
+                                "outputs": [s.public() for s in self.outputs]}})
+        if len(self._summaries) < 8:
+            self._summaries[batch] = t
+        return t
+
