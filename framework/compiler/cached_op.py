@@ -24,15 +24,19 @@ class CachedOp:
                  flags: dict | None = None):
         self.flags = dict(flags or {})
         self.symbol = symbol
-        self.plan = Plan(symbol, input_names)
+        self.plan = Plan(symbol, input_names)              # as traced: op hooks see every node
         self.input_names = self.plan.input_names
+        from .passes.simplify import simplify
+        # the fast path runs the simplified graph (identities gone, constants folded)
+        self.fast = Plan(simplify(symbol), self.input_names) if self.flags.get("optimize", True) \
+            else self.plan
         self.static_alloc = bool(self.flags.get("static_alloc", False))
         self.static_shape = bool(self.flags.get("static_shape", False))
         # only data inputs vary between calls; parameters keep their shapes
         idx = self.flags.get("data_indices")
         self._data_idx = list(idx) if idx is not None else list(range(len(self.input_names)))
         self._local = threading.local()
-        self._run = self.plan.run
+        self._run = self.fast.run
 
     def _specialised(self, inputs: list[np.ndarray]) -> Callable:
         cache: OrderedDict | None = getattr(self._local, "fns", None)
@@ -41,7 +45,7 @@ class CachedOp:
         sig = tuple((inputs[i].shape, inputs[i].dtype.num) for i in self._data_idx)
         fn = cache.get(sig)
         if fn is None:
-            fn = cache[sig] = self.plan.specialize(inputs)
+            fn = cache[sig] = self.fast.specialize(inputs)
             if len(cache) > MAX_SIGNATURES:
                 cache.popitem(last=False)
         return fn

@@ -33,12 +33,10 @@ class Plan:
         self.input_names = input_names or symbol.list_inputs()
         slot: dict[tuple[int, int], int] = {}
         var_nodes = {n.name: n for n in order if n.is_var}
-        for name in self.input_names:
-            if name not in var_nodes:
-                raise OperatorError(f"graph has no input named '{name}'")
         self.n_inputs = len(self.input_names)
         for k, name in enumerate(self.input_names):
-            slot[(id(var_nodes[name]), 0)] = k
+            if name in var_nodes:          # names the graph no longer reads are unused slots
+                slot[(id(var_nodes[name]), 0)] = k
         missing = [n.name for n in order if n.is_var and (id(n), 0) not in slot]
         if missing:
             raise OperatorError(f"graph inputs not provided: {missing}")
@@ -54,7 +52,9 @@ class Plan:
             nslots += len(outs)
             for i, s in enumerate(outs):
                 slot[(id(n), i)] = s
-            self.steps.append(Step(n, partial(n.op.kernel, n.parsed), ins, outs))
+            value = getattr(n, "value", None)          # a folded constant (passes/simplify.py)
+            fn = (lambda v=value[0]: v) if value is not None else partial(n.op.kernel, n.parsed)
+            self.steps.append(Step(n, fn, ins, outs))
         self.n_slots = nslots
         self.out_slots = [slot[(id(n), i)] for n, i in symbol.outputs]
         from .passes.unknown_dims import unresolved_nodes
@@ -100,22 +100,14 @@ class Plan:
         return fn(*inputs)
 
     def specialize(self, inputs: list[np.ndarray]) -> Callable:
-        """static_alloc: a run function with preallocated output buffers for these input shapes.
-
-        Buffers go to ops whose kernels take `out=`, except where the result is a graph output
-        (the caller keeps it) or may be returned as a view of its input.
-        """
+        """static_alloc: a run function with output buffers planned for these input shapes."""
+        from .memory_plan import plan_memory
         vals: list = list(inputs) + [None] * (self.n_slots - self.n_inputs)
-        keep = set(self.out_slots)
-        buffers: dict[int, np.ndarray] = {}
         kernels = self._resolved_steps(inputs)
         for k, st in enumerate(self.steps):
             self._store(vals, st, kernels.get(k, st.fn)(*[vals[i] for i in st.ins]))
-            out0 = vals[st.outs[0]]
-            if (st.node.op.out and st.outs[0] not in keep and isinstance(out0, np.ndarray)
-                    and out0.flags.c_contiguous and out0.base is None):
-                buffers[k] = np.empty_like(out0)
-        return self._generate(buffers, kernels)
+        self.memory = plan_memory(self.steps, self.n_inputs, self.out_slots, vals)
+        return self._generate(self.memory.buffers, kernels)
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         try:

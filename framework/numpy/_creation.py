@@ -76,11 +76,13 @@ def full(shape, fill_value, dtype=None, order="C", device=None, ctx=None, out=No
         from ._shape import broadcast_to
         r = broadcast_to(fill_value.astype(dtype) if dtype else fill_value, shape_tuple(shape))
         return r.copy()
-    if dtype is None:
+    if dtype is None:   # MXNet 2.x: the fill value's type decides (int → int64)
         if isinstance(fill_value, (bool, _onp.bool_)):
             dtype = _onp.bool_
         elif isinstance(fill_value, _onp.generic):
             dtype = fill_value.dtype
+        elif isinstance(fill_value, int):
+            dtype = _onp.int64
     res = _init("_npi_full", shape, dtype, device or ctx, value=float(fill_value))
     if out is not None:
         out._data[...] = res._data

@@ -107,3 +107,17 @@ def prod(shape) -> int:
 def as_float(x: np.ndarray) -> np.ndarray:
     """Integer inputs of float ops compute in float32 (MXNet keeps dtype; ints are rare here)."""
     return x if x.dtype.kind in "fc" else x.astype(np.float32)
+
+
+def check_param_shapes(opname: str, given: list, expected: list) -> None:
+    """MXNet's SHAPE_ASSIGN_CHECK for weights/biases/states: a known input shape must equal the
+    one the op derives from the data shape (shape inference relies on this to reject guesses)."""
+    from ..base import ShapeError
+    names = ("data", "weight", "bias")
+    for i, (g, e) in enumerate(zip(given, expected)):
+        if i == 0 or g is None or e is None:
+            continue
+        if tuple(g) != tuple(e):
+            what = names[i] if i < len(names) else f"input {i}"
+            raise ShapeError(f"{opname}: {what} has shape {tuple(g)}, expected {tuple(e)} "
+                             f"for data of shape {tuple(given[0])}")

@@ -86,14 +86,18 @@ def _arith_kernel(fn, div=False, cast_int_float=False):
             x = x.astype(dt)
         if y.dtype != dt:
             y = y.astype(dt)
-        with np.errstate(all="ignore"):
-            if out is not None:
-                if takes_out and out.dtype == dt:
-                    fn(x, y, out=out)
-                else:
-                    out[...] = fn(x, y)
-                return out
-            return _ret(fn(x, y))
+        try:
+            with np.errstate(all="ignore"):
+                if out is not None:
+                    if takes_out and out.dtype == dt:
+                        fn(x, y, out=out)
+                    else:
+                        out[...] = fn(x, y)
+                    return out
+                return _ret(fn(x, y))
+        except ValueError:
+            bshape("broadcast", x.shape, y.shape)
+            raise
     return kernel
 
 
@@ -168,7 +172,11 @@ def _cmp_kernel(fn, legacy):
         if x.dtype != y.dtype:
             dt = result_dtype(x.dtype, y.dtype)
             x, y = x.astype(dt), y.astype(dt)
-        r = fn(x, y)
+        try:
+            r = fn(x, y)
+        except ValueError:
+            bshape("broadcast", x.shape, y.shape)
+            raise
         if legacy:
             return _ret(r.astype(result_dtype(x.dtype, y.dtype)))
         return _ret(r)

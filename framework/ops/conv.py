@@ -11,7 +11,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..base import ShapeError
-from ._nnutil import OptStr, channel_last, prod, spatial, to_channel_first, to_channel_last
+from ._nnutil import OptStr, channel_last, check_param_shapes, prod, spatial, to_channel_first, to_channel_last
 from .attrs import Bool, Int, Shape
 from .registry import register
 
@@ -142,6 +142,8 @@ def _conv_inputs(a):
 
 
 def _conv_shape(a, s):
+    if len(s) > 1:
+        check_param_shapes("Convolution", s, _conv_param_shapes(a, s))
     x = tuple(s[0])
     nd = _nd(a)
     if len(x) != nd + 2:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from ._nnutil import OptShape, OptStr, channel_last, prod, spatial, to_channel_first, \
+from ._nnutil import OptShape, OptStr, channel_last, check_param_shapes, prod, spatial, to_channel_first, \
     to_channel_last
 from .attrs import Bool, Int, Shape
 from .conv import LAYOUTS
@@ -88,6 +88,8 @@ def _inputs(a):
 
 
 def _shape(a, s):
+    if len(s) > 1:
+        check_param_shapes("Deconvolution", s, _param_shapes(a, s))
     x = tuple(s[0])
     nd = len(a.kernel)
     if len(x) != nd + 2:

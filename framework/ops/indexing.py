@@ -21,25 +21,29 @@ def _opt(v, k):
 
 
 def _slice_range(b, e, s, n, op="slice"):
-    """MXNet's begin/end/step normalisation for one axis → a Python slice."""
+    """MXNet's begin/end/step normalisation for one axis (GetIndexRange) → a Python slice."""
     s = 1 if s is None else s
     if s == 0:
         raise OperatorError(f"{op}: slice step cannot be 0")
+    if n == 0:
+        return slice(0, 0, 1)
+    e_given = e is not None
+    b = (n - 1 if s < 0 else 0) if b is None else b
+    e = (-1 if s < 0 else n) if e is None else e
+    if b < 0:
+        b += n
+    if e < 0 and e_given:
+        e += n
+    if b < 0 and s > 0:
+        b = 0
+    if b > n - 1 and s < 0:
+        b = n - 1
+    if b < 0 or b > n - 1:
+        return slice(0, 0, 1)
+    e = min(max(e, -1), n)
     if s > 0:
-        b = 0 if b is None else (b + n if b < 0 else b)
-        e = n if e is None else (e + n if e < 0 else e)
-        b = min(max(b, 0), n)
-        e = min(max(e, 0), n)
-        if e < b:
-            e = b
-        return slice(b, e, s)
-    b = n - 1 if b is None else (b + n if b < 0 else b)
-    e = -1 if e is None else (e + n if e < 0 else e)
-    b = min(max(b, -1), n - 1)
-    e = min(max(e, -1), n - 1)
-    if e > b:
-        e = b
-    return slice(b, None if e < 0 else e, s)
+        return slice(b, max(e, b), s)
+    return slice(b, None if e < 0 else min(e, b), s)
 
 
 def _slice_key(a, shape):

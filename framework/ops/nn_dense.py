@@ -1,10 +1,11 @@
-"""FullyConnected (Dense) and Activation."""
+"""FullyConnected (Dense). (Activation lives in activation.py.)"""
 from __future__ import annotations
 
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Bool, Int, Str
+from ._nnutil import check_param_shapes
+from .attrs import Bool, Int
 from .registry import register
 
 
@@ -13,6 +14,8 @@ def _fc_inputs(a):
 
 
 def _fc_shape(a, s):
+    if len(s) > 1:
+        check_param_shapes("FullyConnected", s, _fc_param_shapes(a, s))
     x = s[0]
     if a.flatten:
         return [(x[0], a.num_hidden)]

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..base import OperatorError, ShapeError
-from ._nnutil import CF, OptBool
+from ._nnutil import CF, OptBool, check_param_shapes
 from .attrs import Bool, DType, Int, Shape, Str
 from .deconv import deconv_nc
 from .registry import register
@@ -43,6 +43,8 @@ def dropout(a, x):
 
 # -- Embedding --------------------------------------------------------------------------------
 def _emb_shape(a, s):
+    if len(s) > 1:
+        check_param_shapes("Embedding", s, _emb_param_shapes(a, s))
     return [tuple(s[0]) + (a.output_dim,)]
 
 

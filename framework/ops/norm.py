@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError, ShapeError
-from ._nnutil import CF, prod
+from ._nnutil import CF, check_param_shapes, prod
 from .attrs import Bool, Int, Str
 from .registry import register
 
@@ -37,6 +37,8 @@ BN_ATTRS = {"eps": CF(1e-3), "momentum": CF(0.9), "fix_gamma": Bool(True),
 
 
 def _bn_shape(a, s):
+    if len(s) > 1:
+        check_param_shapes("BatchNorm", s, _bn_param_shapes(a, s))
     x = tuple(s[0])
     ax = _axis(a.axis, len(x), "BatchNorm")
     return [x, (x[ax],), (x[ax],)]
@@ -89,6 +91,8 @@ def _moments_shape(x, ax):
 
 
 def _ln_shape(a, s):
+    if len(s) > 1:
+        check_param_shapes("LayerNorm", s, _ln_param_shapes(a, s))
     x = tuple(s[0])
     m = _moments_shape(x, _axis(a.axis, len(x), "LayerNorm"))
     return [x, m, m]
@@ -168,6 +172,8 @@ def group_norm(a, x, gamma, beta):
 
 # -- InstanceNorm -----------------------------------------------------------------------------
 def _in_shape(a, s):
+    if len(s) > 1:
+        check_param_shapes("InstanceNorm", s, _in_param_shapes(a, s))
     x = tuple(s[0])
     return [x, x[:2], x[:2]]
 

@@ -162,7 +162,7 @@ _NP_NODTYPE = {"axis": IntOrTuple(None), "keepdims": Bool(False),
 def _sum_dtype(a, d):
     if a.dtype is not None:
         return a.dtype
-    return I64 if d == BOOL else d
+    return F32 if d == BOOL else d     # MXNet 2.0: np.sum(bool array) is float32
 
 
 def _mean_dtype(a, d):

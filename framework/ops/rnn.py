@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError, ShapeError
-from ._nnutil import CF, OptInt
+from ._nnutil import CF, OptInt, check_param_shapes
 from .activation import sigmoid as _sigmoid_inplace
 from .attrs import Bool, Int, Str
 from .registry import register
@@ -65,6 +65,8 @@ def param_size(a, input_size: int) -> int:
 
 
 def _shape(a, s):
+    if len(s) > 1:
+        check_param_shapes("RNN", s, _param_shapes(a, s))
     T, N, I = tuple(s[0])
     D = 2 if a.bidirectional else 1
     H = a.state_size

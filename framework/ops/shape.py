@@ -121,9 +121,13 @@ def _concat_shape(a, s):
 def concat(a, *xs, out=None):
     """Join `num_args` arrays along `dim`."""
     dt = np.result_type(*xs) if len({x.dtype for x in xs}) > 1 else xs[0].dtype
-    if out is not None:
-        return np.concatenate(xs, axis=a.dim, out=out)
-    return np.concatenate(xs, axis=a.dim, dtype=dt)
+    try:
+        if out is not None:
+            return np.concatenate(xs, axis=a.dim, out=out)
+        return np.concatenate(xs, axis=a.dim, dtype=dt)
+    except (ValueError, np.exceptions.AxisError):
+        _concat_shape(a, [x.shape for x in xs])
+        raise
 
 
 def _npcat_shape(a, s):
@@ -158,9 +162,13 @@ def _stack_shape(a, s):
 @register("stack", "_npi_stack", attrs={"axis": Int(0), "num_args": Int()}, inputs=_nargs,
           infer_shape=_stack_shape, strict=True, out=True)
 def stack(a, *xs, out=None):
-    if out is not None:
-        return np.stack(xs, axis=a.axis, out=out)
-    return np.stack(xs, axis=a.axis)
+    try:
+        if out is not None:
+            return np.stack(xs, axis=a.axis, out=out)
+        return np.stack(xs, axis=a.axis)
+    except (ValueError, np.exceptions.AxisError):
+        _stack_shape(a, [x.shape for x in xs])
+        raise
 
 
 # -- tile / repeat / flip -----------------------------------------------------------------------

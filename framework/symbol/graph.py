@@ -96,7 +96,12 @@ def _preds(node: Node) -> list[Node]:
 
 
 class Symbol:
-    """A list of output entries of a graph (MXNet's `Symbol`)."""
+    """A list of output entries of a graph (MXNet's legacy `Symbol`; `_Symbol` is the numpy one).
+
+    The two classes behave the same here; the class only decides the repr and what `type()`
+    shows, as in MXNet: traced graphs, `export(None)` and `SymbolBlock.imports` give `_Symbol`,
+    while `mx.sym.load`, `get_internals()`, indexing and `Group` give `Symbol`.
+    """
 
     def __init__(self, outputs: list[Entry]):
         self._outputs = list(outputs)
@@ -154,7 +159,7 @@ class Symbol:
         ents = []
         for n in self.topo():
             ents.extend((n, i) for i in range(n.num_visible()))
-        return Symbol(ents)
+        return Symbol(ents)            # legacy Symbol even for a numpy _Symbol (as MXNet)
 
     def get_children(self) -> "Symbol | None":
         ents = [e for n, _ in self._outputs for e in n.inputs]
@@ -186,11 +191,11 @@ class Symbol:
         return {n.name: dict(n.attrs) for n in self.topo() if n.attrs}
 
     # -- numpy-flavour no-ops (one symbol type here) -------------------------------------------
-    def as_np_ndarray(self) -> "Symbol":
-        return self
+    def as_np_ndarray(self) -> "_Symbol":
+        return _Symbol(self._outputs)
 
     def as_nd_ndarray(self) -> "Symbol":
-        return self
+        return Symbol(self._outputs)
 
     def has_dynamic_shape_op(self) -> bool:
         return False
@@ -218,12 +223,13 @@ class Symbol:
         return get_backend(backend)(self, args=args, aux=aux, **kwargs)
 
     def copy(self) -> "Symbol":
-        return Symbol(list(self._outputs))
+        return type(self)(list(self._outputs))
 
     def __repr__(self) -> str:
+        cls = self.__class__.__name__
         if len(self._outputs) == 1:
-            return f"<_Symbol {self.name}>"
-        return f"<_Symbol group [{', '.join(self.list_outputs())}]>"
+            return f"<{cls} {self.name}>"
+        return f"<{cls} group [{', '.join(n.name for n, _ in self._outputs)}]>"
 
     # -- composition with other symbols via the registry (mx.sym.Op(...)) ----------------------
     def __add__(self, other):
@@ -253,6 +259,10 @@ class Symbol:
     def __truediv__(self, other):
         from . import ops as _s
         return _s.binary("true_divide", self, other)
+
+
+class _Symbol(Symbol):
+    """MXNet's numpy-flavoured symbol (`mxnet.symbol.numpy._Symbol`)."""
 
 
 def var(name: str, attr: dict | None = None, shape=None, lr_mult=None, wd_mult=None, dtype=None,
@@ -303,4 +313,4 @@ def rename_vars(sym: Symbol, mapping: dict[str, str]) -> Symbol:
         c.subgraphs = n.subgraphs
         c._parsed = n._parsed
         new[id(n)] = c
-    return Symbol([(new[id(n)], i) for n, i in sym.outputs])
+    return type(sym)([(new[id(n)], i) for n, i in sym.outputs])

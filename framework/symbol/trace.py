@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from ..base import MXNetError
-from .graph import Entry, Node, Symbol, new_node_name
+from .graph import Entry, Node, Symbol, _Symbol, new_node_name
 
 _local = threading.local()
 
@@ -47,7 +47,7 @@ class Tracer:
             self.bind(out, (node, i))
 
     def symbol(self, outputs) -> Symbol:
-        return Symbol([self.entry(o) for o in outputs])
+        return _Symbol([self.entry(o) for o in outputs])
 
 
 def current() -> Tracer | None:

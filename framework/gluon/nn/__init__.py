@@ -7,3 +7,7 @@ from .activations import Activation  # noqa: F401
 from .basic_layers import (Dense, Dropout, Flatten, HybridLambda, HybridSequential,  # noqa: F401
                            Identity, Lambda, Sequential)
 from .conv_layers import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403,E402
+from .embedding import *  # noqa: F401,F403,E402
+from .advanced_activations import *  # noqa: F401,F403,E402
+from .containers import *  # noqa: F401,F403,E402

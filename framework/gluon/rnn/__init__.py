@@ -1,0 +1,4 @@
+"""Recurrent layers (`gluon.rnn`): fused RNN/LSTM/GRU layers and step cells."""
+from .rnn_layer import GRU, LSTM, RNN  # noqa: F401
+from .rnn_cell import (GRUCell, HybridRecurrentCell, HybridSequentialRNNCell, LSTMCell,  # noqa: F401
+                       RecurrentCell, RNNCell, SequentialRNNCell)

@@ -1,0 +1,153 @@
+"""The transport-free core: store + registry + metrics + the inference path.
+
+Routers translate HTTP into calls here; the CLI and tests can use it without a server.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .errors import BadRequest, ServiceError, Timeout
+from .inspection import inspect_model
+from .metrics import Metrics
+from .protocol.codec import InferRequest, OutputTensor, classify, encode_response
+from .protocol.datatypes import v2_datatype
+from .registry import ModelVersion, Registry
+from .runner import Runner
+from .settings import Settings
+from .store import ModelStore
+
+log = logging.getLogger("hybridserve.core")
+
+
+def _timed(fn, arrays):
+    t = time.perf_counter_ns()
+    out = fn(arrays)
+    return out, time.perf_counter_ns() - t
+
+
+class Core:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.store = ModelStore(settings.resolved_store())
+        self.metrics = Metrics()
+        self.infer_pool = ThreadPoolExecutor(max(1, settings.inference_threads),
+                                             thread_name_prefix="hybridserve-infer")
+        self.registry = Registry(self.store, settings, self.metrics, self.infer_pool)
+        self._mgmt_locks: dict[str, asyncio.Lock] = {}
+        self._blas_limit = None
+
+    def mgmt_lock(self, name: str) -> asyncio.Lock:
+        return self._mgmt_locks.setdefault(name, asyncio.Lock())
+
+    async def start(self) -> None:
+        if self.settings.blas_threads:
+            from threadpoolctl import threadpool_limits
+            self._blas_limit = threadpool_limits(self.settings.blas_threads)
+        self.store.recover()
+        if self.settings.load_on_startup:
+            await self.registry.load_all()
+
+    async def stop(self) -> None:
+        await self.registry.close()
+        self.infer_pool.shutdown(wait=True)
+
+    # -- inference -----------------------------------------------------------------------------
+    async def infer(self, name: str, version: str | None,
+                    req: InferRequest) -> tuple[bytes, dict[str, str], str]:
+        t0 = time.perf_counter_ns()
+        mv = self.registry.get(name, version)
+        runner, stats = mv.runner, mv.stats
+        requests, latency, queue_hist, batch_hist = self.metrics.model(name, mv.version)
+        requests.inc()
+        try:
+            arrays, batch = runner.validate(req.inputs)
+            selected = self._select_outputs(runner, req)
+            t1 = time.perf_counter_ns()
+            queue_ns = 0
+            if mv.batcher is not None and batch:
+                outs, queue_ns, _ = await self._bounded(mv.batcher.submit(arrays, batch))
+                queue_hist.observe(queue_ns / 1e9)
+            else:
+                outs, infer_ns = await self._execute(runner, arrays, batch or 1)
+                stats.execution(batch or 1, infer_ns)
+                batch_hist.observe(batch or 1)
+            t2 = time.perf_counter_ns()
+            tensors = []
+            for k, oname, binary, cls in selected:
+                arr = outs[k]
+                if cls:
+                    arr = classify(arr, cls)
+                tensors.append(OutputTensor(oname, v2_datatype(arr.dtype), arr, binary))
+            resp = encode_response(name, mv.version, req.id, tensors)
+            t3 = time.perf_counter_ns()
+            stats.request_done(True, t3 - t0, queue_ns, t1 - t0, t3 - t2)
+            latency.observe((t3 - t0) / 1e9)
+            return resp
+        except Exception as e:
+            err = self._client_error(e)
+            stats.request_done(False, time.perf_counter_ns() - t0)
+            self.metrics.failed(name, mv.version, err.status if err is not None else 500)
+            if err is not None and err is not e:
+                raise err from None
+            raise
+
+    @staticmethod
+    def _client_error(e: Exception) -> ServiceError | None:
+        """Framework errors during a run are caused by the request's data: 400, not 500."""
+        if isinstance(e, ServiceError):
+            return e
+        from framework.base import MXNetError
+        if isinstance(e, MXNetError):
+            return BadRequest(f"inference failed: {e}"[:2000])
+        return None
+
+    def _select_outputs(self, runner: Runner, req: InferRequest) -> list[tuple]:
+        if req.outputs is None:
+            return [(k, s.name, req.binary_output, 0) for k, s in enumerate(runner.outputs)]
+        sel = []
+        for ro in req.outputs:
+            k = runner.output_index.get(ro.name)
+            if k is None:
+                raise BadRequest(f"unexpected inference output '{ro.name}' for model "
+                                 f"'{runner.name}'; outputs are {list(runner.output_index)}")
+            sel.append((k, ro.name, req.binary_output if ro.binary is None else ro.binary,
+                        ro.classification))
+        return sel
+
+    async def _execute(self, runner: Runner, arrays: list[np.ndarray], n: int):
+        fl = runner.flops_per_item
+        if fl is not None and fl * n <= self.settings.inline_max_flops:
+            return _timed(runner.run, arrays)       # cheaper than a thread hop
+        loop = asyncio.get_running_loop()
+        return await self._bounded(loop.run_in_executor(self.infer_pool, _timed, runner.run,
+                                                        arrays))
+
+    async def _bounded(self, aw):
+        t = self.settings.inference_timeout_s
+        if not t:
+            return await aw
+        try:
+            return await asyncio.wait_for(aw, t)
+        except asyncio.TimeoutError:
+            raise Timeout(f"inference did not finish within {t} s") from None
+
+    # -- inspection ----------------------------------------------------------------------------
+    async def inspect(self, name: str, version: str | None, req: InferRequest) -> dict:
+        mv: ModelVersion = self.registry.get(name, version)
+        arrays, _ = mv.runner.validate(req.inputs)
+        s = self.settings
+        loop = asyncio.get_running_loop()
+        try:
+            return await self._bounded(loop.run_in_executor(
+                self.infer_pool, inspect_model, mv.runner, arrays, req.parameters,
+                s.inspect_max_records, s.inspect_max_values))
+        except Exception as e:
+            err = self._client_error(e)
+            if err is not None and err is not e:
+                raise err from None
+            raise
