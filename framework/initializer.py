@@ -61,9 +61,6 @@ class Initializer:
     def _init_weight(self, name, arr: _onp.ndarray) -> None:
         raise NotImplementedError("Must override it")
 
-    def __repr__(self) -> str:
-        return self.dumps()
-
     def __eq__(self, other) -> bool:
         return isinstance(other, Initializer) and self.dumps() == other.dumps()
 
@@ -164,6 +161,22 @@ class Orthogonal(Initializer):
         u, _s, v = _onp.linalg.svd(tmp, full_matrices=False)
         q = u if u.shape == tmp.shape else v
         _fill(arr, (self.scale * q).reshape(arr.shape))
+
+
+@register
+class Bilinear(Initializer):
+    """Bilinear upsampling kernel for deconvolution weights (MXNet's formula, including its
+    true division when computing the row coordinate)."""
+
+    def _init_weight(self, _, arr):
+        shape = arr.shape
+        f = _onp.ceil(shape[3] / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        i = _onp.arange(int(_onp.prod(shape)), dtype=_onp.float64)
+        x = i % shape[3]
+        y = (i / shape[3]) % shape[2]
+        w = (1 - _onp.abs(x / f - c)) * (1 - _onp.abs(y / f - c))
+        _fill(arr, w.astype(_onp.float32).reshape(shape))
 
 
 def create(init: Any) -> Initializer:

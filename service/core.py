@@ -49,6 +49,10 @@ class Core:
             from threadpoolctl import threadpool_limits
             self._blas_limit = threadpool_limits(self.settings.blas_threads)
         self.store.recover()
+        # the op registry fills itself lazily and not thread-safely (a second thread can see
+        # a half-filled table): fill it here, before models load in parallel threads
+        from framework.ops.registry import all_ops
+        all_ops()
         if self.settings.load_on_startup:
             await self.registry.load_all()
 

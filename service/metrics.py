@@ -2,7 +2,10 @@
 process, e.g. in tests); per-label children are cached so the hot path is one dict lookup."""
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (CollectorRegistry, Counter, Gauge, Histogram,
+                               disable_created_metrics, generate_latest)
+
+disable_created_metrics()      # no *_created series: they double the exposition for no use
 
 _LAT_BUCKETS = (0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0,
                 2.5, 5.0, 10.0)
@@ -33,6 +36,8 @@ class Metrics:
                                    registry=r)
         self.load_failures = Counter("hybridserve_model_load_failures",
                                      "Model versions that failed to load", ("model",), registry=r)
+        self.queue_depth = Gauge("hybridserve_queue_depth", "Requests waiting in a batching queue",
+                                 lbl, registry=r)
         self.http = Counter("hybridserve_http_responses", "HTTP responses by status class",
                             ("code",), registry=r)
         self._children: dict[tuple, tuple] = {}

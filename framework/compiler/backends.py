@@ -52,7 +52,16 @@ def fold_bn_backend(sym: Symbol, args: dict | None = None, aux: dict | None = No
     return (out, *_split(out, params))
 
 
+@register_backend("simplify")
+def simplify_backend(sym: Symbol, args: dict | None = None, aux: dict | None = None, **_):
+    """Remove inference identities and fold constant subgraphs (constants become parameters)."""
+    from .passes.simplify import consts_to_params, simplify
+    out, params = consts_to_params(simplify(sym), {**(args or {}), **(aux or {})})
+    return (out, *_split(out, params))
+
+
 @register_backend("hybridserve", "MKLDNN", "ONEDNN", "MKLDNN_QUANTIZE")
 def default_backend(sym: Symbol, args: dict | None = None, aux: dict | None = None, **opts):
     """The inference pipeline: every rewrite that keeps outputs within float32 tolerance."""
+    sym, args, aux = simplify_backend(sym, args, aux)
     return fold_bn_backend(sym, args, aux, **opts)

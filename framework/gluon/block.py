@@ -216,12 +216,13 @@ class Block:
     def load_parameters(self, filename: str, device=None, allow_missing: bool = False,
                         ignore_extra: bool = False, cast_dtype: bool = False,
                         dtype_source: str = "current", ctx=None) -> None:
-        from ..io.params_file import load_params
+        from ..io.params_file import detect_format, load_params
         loaded = load_params(filename)
-        if isinstance(loaded, list):
-            loaded = {} if not loaded else loaded
         if not loaded:
             return
+        with open(filename, "rb") as f:
+            if isinstance(loaded, dict) and detect_format(f.read(4)) == "npz":
+                loaded = dict(sorted(loaded.items()))    # MXNet's npz reader yields sorted keys
         self._load_dict(loaded, f"file: {filename}", _device_kw(device, ctx), allow_missing,
                         ignore_extra, cast_dtype, dtype_source)
 

@@ -15,18 +15,13 @@ from ..base import DeferredInitializationError
 from ..compiler.cached_op import CachedOp
 from ..ndarray import ndarray
 from ..symbol import trace as _trace
-from ..symbol.graph import Symbol, rename_vars
+from ..symbol.graph import Symbol, _Symbol
 from .block import Block
+from ._op_hook import wrap_callback
 from .nested import flatten, format_matches, regroup
 from .parameter import Parameter, _known
 
 _DEACTIVATE = "Currently the model has been hybridized. Automatically deactivate the hybridization"
-
-
-def _readonly(arr: _onp.ndarray) -> ndarray:
-    v = arr.view()
-    v.flags.writeable = False
-    return ndarray(v)
 
 
 class HybridBlock(Block):
@@ -115,9 +110,15 @@ class HybridBlock(Block):
             self._first_forward = True
 
     # -- hybridize ----------------------------------------------------------------------------
-    def hybridize(self, active: bool = True, partition_if_dynamic: bool = True,
-                  static_alloc: bool = False, static_shape: bool = False, inline_limit: int = 2,
-                  forward_bulk_size: int | None = None, backward_bulk_size: int | None = None) -> None:
+    # no annotations: `inspect.signature(HybridBlock.hybridize)` must print as MXNet's does
+    def hybridize(self, active=True, partition_if_dynamic=True, static_alloc=False,
+                  static_shape=False, inline_limit=2, forward_bulk_size=None,
+                  backward_bulk_size=None):
+        """Activate (or deactivate) graph capture for this block and its children.
+
+        active: bool; partition_if_dynamic: bool (not propagated to children, as in MXNet);
+        static_alloc / static_shape: bool; inline_limit: int; *_bulk_size: int or None.
+        """
         self._active = active
         self._partition_if_dynamic = partition_if_dynamic
         self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape),
@@ -127,7 +128,8 @@ class HybridBlock(Block):
         if backward_bulk_size is not None:
             self._flags.append(("backward_bulk_size", backward_bulk_size))
         self._clear_cached_op()
-        if active and self._forward_hooks or self._forward_pre_hooks:
+        # MXNet's precedence: pre-hooks warn even with active=False
+        if (active and self._forward_hooks) or self._forward_pre_hooks:
             warnings.warn(f'"{repr(self)}" is being hybridized while still having forward hook/'
                           f'pre-hook. If "{repr(self)}" is a child of HybridBlock, the hooks will '
                           "not take effect.", stacklevel=2)
@@ -156,24 +158,24 @@ class HybridBlock(Block):
 
     def infer_type(self, *args) -> None:
         """Set parameter dtypes from the input dtypes by type inference over the graph."""
-        from ..symbol.infer import infer_type
-        _, out = self._get_graph(*args)
-        flat, _ = flatten(args, "input")
-        names = self._data_names(flat)
-        known = {n: a.dtype for n, a in zip(names, [a for a in flat if a is not None])}
-        types = infer_type(out, **known, _as_dict=True)
+        self._infer_attrs("dtype", *args)
+
+    def _infer_attrs(self, attr: str, *args) -> None:
+        """Graph-based inference of `shape` or `dtype` for every collected Parameter."""
+        from ..symbol.infer import infer_shape, infer_type
+        inputs, out = self._get_graph(*args)
+        real = [a for a in flatten(args, "input")[0] if a is not None]
+        known = {s.name: getattr(a, attr) for s, a in zip(inputs, real)}
+        found = (infer_shape if attr == "shape" else infer_type)(out, _as_dict=True, **known)
         for p in self.collect_params().values():
-            if p.var_name() in types:
-                p.dtype = types[p.var_name()]
+            value = found.get(p.var_name())
+            if value is not None:
+                setattr(p, attr, value)
 
     # -- calling ------------------------------------------------------------------------------
     def __call__(self, x, *args):
-        flat, _ = flatten([x, *args], "input") if _all_flattenable([x, *args]) else ([x, *args], 0)
-        for a in flat:
-            if isinstance(a, Symbol):
-                raise TypeError("Block's inputs must be of type `mxnet.numpy.ndarray`, while got "
-                                f"output type {type(a)}")
-        if not any(isinstance(a, ndarray) for a in flat):
+        _check_inputs([x, *args])
+        if not _has_ndarray([x, *args]):
             raise ValueError("In HybridBlock, there must be one NDArray in the input. "
                              "Please check the type of the args.\n")
         if not self._called_infer_shape_already:
@@ -182,6 +184,7 @@ class HybridBlock(Block):
                 p._finish_deferred_init()
             self._called_infer_shape_already = True
         if not self._active or _trace.is_deferred_compute():
+            # imperative, or a child inlined into an outer capture
             return super().__call__(x, *args)
         return self._call_cached_op(x, *args)
 
@@ -189,11 +192,6 @@ class HybridBlock(Block):
         raise NotImplementedError
 
     # -- graph capture and the cached op -----------------------------------------------------
-    @staticmethod
-    def _data_names(flat) -> list[str]:
-        n = sum(a is not None for a in flat)
-        return ["data"] if n == 1 else [f"data{i}" for i in range(n)]
-
     def _get_graph(self, *args):
         if not self._cached_graph:
             flat, self._in_format = flatten(args, "input")
@@ -201,88 +199,86 @@ class HybridBlock(Block):
             if not real:
                 raise ValueError("All args are None and we do not support such a case. "
                                  f"Received args={args}")
-            names = self._data_names(flat)
+            names = self.generate_arg_names(len(real))
             tracer = _trace.Tracer()
-            fresh = [None if a is None else ndarray(a._data) for a in flat]   # distinct ids
-            in_syms = []
-            for a, name in zip([a for a in fresh if a is not None], names):
-                in_syms.append(Symbol([tracer.bind_var(a, name)]))
-            targs, _ = regroup(fresh, self._in_format)
+            # fresh handles: the same array passed twice still becomes two inputs
+            fresh = [None if a is None else ndarray(a._data) for a in flat]
+            attrs = {"__profiler_scope__": _trace.PROFILER_SCOPE}
+            in_syms = [_Symbol([tracer.bind_var(a, name, attrs)])
+                       for a, name in zip([a for a in fresh if a is not None], names)]
+            targs = regroup(fresh, self._in_format)[0]
             with _trace.tracing(tracer):
                 out = Block.__call__(self, *targs)
             flat_out, self._out_format = flatten(out, "output")
             self._cached_graph = (in_syms, tracer.symbol(flat_out))
         return self._cached_graph
 
-    def _param_map(self) -> dict[str, tuple[str, Parameter]]:
-        """graph variable name → (structural name, Parameter); the last structural name wins."""
-        return {p.var_name(): (name, p) for name, p in self.collect_params().items()}
-
     def _build_cache(self, *args, update_graph: bool = True) -> None:
         in_syms, out = self._get_graph(*args)
         data_names = {s.name: i for i, s in enumerate(in_syms)}
-        pmap = self._param_map()
+        collected = self.collect_params()
+        params = {p.var_name(): p for p in collected.values()}
+        serial = {p.var_name(): n for n, p in collected.items()}      # last name wins
         input_names = out.list_inputs()
         for name in input_names:
-            assert name in data_names or name in pmap, f"Unknown input to HybridBlock: {name}"
+            assert name in params or name in data_names, f"Unknown input to HybridBlock: {name}"
         used = set(input_names)
         unused = [f"{i}-th" for name, i in data_names.items() if name not in used]
         if unused:
             warnings.warn(f"The {', '.join(unused)} input to HybridBlock is not used by any "
                           "computation. Is this intended?", stacklevel=4)
-        unused_p = [n for n in pmap if n not in used]
+        unused_p = [n for n in params if n not in used]
         if unused_p:
             warnings.warn(f"Parameter {', '.join(unused_p)} is not used by any computation. "
                           "Is this intended?", stacklevel=4)
-        self._deferred_infer(args, [pmap[n][1] for n in input_names if n in pmap])
-        by_var = {n: p for n, (_, p) in pmap.items()}
+        flat, _ = flatten(args, "input")
+        self._deferred_infer(flat, [params[n] for n in input_names if n in params])
         if self._backend:
-            out, by_var = self._apply_backend(out, by_var)
+            out, params, serial = self._apply_backend(out, params, serial)
             if update_graph:
                 self._cached_graph = (in_syms, out)
             input_names = out.list_inputs()
-        self._cached_op_args = [(True, data_names[n]) if n in data_names else (False, by_var[n])
-                                for n in input_names]
-        flags = dict(self._flags)
-        self._flags = [("data_indices", [i for i, (d, _) in enumerate(self._cached_op_args) if d]),
-                       ("param_indices", [i for i, (d, _) in enumerate(self._cached_op_args) if not d])] \
+        self._cached_op_args = [(True, n, data_names[n]) if n in data_names
+                                else (False, serial[n], params[n]) for n in input_names]
+        self._flags = [("data_indices", [i for i, t in enumerate(self._cached_op_args) if t[0]]),
+                       ("param_indices", [i for i, t in enumerate(self._cached_op_args) if not t[0]])] \
             + [f for f in self._flags if f[0] not in ("data_indices", "param_indices")]
-        self._cached_op = CachedOp(out, input_names, flags)
+        self._cached_op = CachedOp(out, input_names, dict(self._flags))
 
-    def _apply_backend(self, out: Symbol, by_var: dict[str, Parameter]):
+    def _apply_backend(self, out: Symbol, params: dict, serial: dict):
         """Run the `optimize_for` backend on the graph and the parameter values; parameters the
-        backend invents become new Parameters (kept in `_backend_params`, exported too)."""
+        backend invents become new Parameters named like their graph variable (exported too)."""
         from ..compiler.backends import get_backend
         used = set(out.list_inputs())
         aux = set(out.list_auxiliary_states())
-        values = {n: p.data()._data for n, p in by_var.items() if n in used}
+        values = {n: p.data()._data for n, p in params.items() if n in used}
         new_sym, args, auxs = get_backend(self._backend)(
             out, {k: v for k, v in values.items() if k not in aux},
             {k: v for k, v in values.items() if k in aux}, **self._backend_opts)
-        by_var = dict(by_var)
-        self._backend_params = {}
+        params, serial = dict(params), dict(serial)
         for name, value in {**args, **auxs}.items():
-            if name in by_var and by_var[name].data()._data is value:
+            if name in params and params[name].data()._data is value:
                 continue
             p = Parameter(name, grad_req="null", shape=value.shape, dtype=value.dtype)
             p._var_name = name
             p._load_init(value, None)
-            by_var[name] = self._backend_params[name] = p
+            params[name], serial[name] = p, name
         for name in new_sym.list_inputs():
-            if name not in by_var and not name.startswith("data"):
+            if name not in params and not name.startswith("data"):
                 raise RuntimeError("A parameter was added to the graph during optimization but it "
                                    "was not added to the parameter dicts.\nPlease check the backend.")
-        return new_sym, by_var
+        return new_sym, params, serial
 
-    def _deferred_infer(self, args, params: list[Parameter]) -> None:
+    def _deferred_infer(self, flat_args, params: list[Parameter]) -> None:
         try:
             for p in params:
                 p.data()
         except DeferredInitializationError:
             try:
-                self.infer_shape(*args)
+                self.infer_shape(*flat_args)
             except Exception as e:
-                raise ValueError(f"Deferred initialization failed because shape cannot be inferred. {e}") from e
+                raise ValueError("Deferred initialization failed because shape cannot be "
+                                 f"inferred. {e}") from e
             for p in params:
                 p._finish_deferred_init()
 
@@ -290,25 +286,26 @@ class HybridBlock(Block):
         if self._cached_op is None:
             self._build_cache(*args)
         assert self._cached_op, ("Gluon failed to build the cache. This should never happen. "
-                                 "Please submit an issue on Github https://github.com/apache/mxnet.")
+                                 "Please submit an issue on Github "
+                                 "https://github.com/apache/incubator-mxnet.")
+        if self._callback is not None:
+            # MXNet tests truthy flag tuples, so the warning shows on every hooked call
+            warnings.warn("register_op_hook is experimental when static_alloc=True / "
+                          "static_shape=True  and may not work correctly", stacklevel=3)
         flat, fmt = flatten(args, "input")
         if not format_matches(fmt, self._in_format):
+            # MXNet's message swaps the two labels
             raise ValueError("The argument structure of HybridBlock does not match the cached "
                              f"version. Stored format = {fmt}, input format = {self._in_format}")
         real = [a for a in flat if a is not None]
-        inputs = [real[v]._data if is_data else v.data()._data for is_data, v in self._cached_op_args]
+        inputs = [real[v]._data if is_data else v.data()._data
+                  for is_data, _, v in self._cached_op_args]
         if self._callback is not None:
-            warnings.warn("register_op_hook is experimental when static_alloc=True / static_shape=True "
-                          " and may not work correctly", stacklevel=3)
-            cb = self._callback
-            outs = self._cached_op.run_hooked(
-                inputs, lambda name, op, arr: cb(name, op, _readonly(arr)), self._monitor_all)
+            cb = wrap_callback(self._callback, self._cached_op.plan.steps)
+            outs = self._cached_op.run_hooked(inputs, cb, self._monitor_all)
         else:
             outs = self._cached_op(inputs)
-        outs = [ndarray(o) for o in outs]
-        if self._out_format == 0 and len(outs) == 1:
-            return outs[0]
-        return regroup(outs, self._out_format)[0]
+        return regroup([ndarray(o) for o in outs], self._out_format)[0]
 
     # -- export / optimisation / hooks ----------------------------------------------------------
     def export(self, path: str | None, epoch: int = 0, remove_amp_cast: bool = True,
@@ -363,11 +360,19 @@ class HybridBlock(Block):
         return ["data"] if num == 1 else [f"data{i}" for i in range(num)]
 
 
-def _all_flattenable(args) -> bool:
-    for a in args:
-        if isinstance(a, (list, tuple)):
-            if not _all_flattenable(a):
-                return False
-        elif not (a is None or isinstance(a, (ndarray, Symbol))):
-            return False
-    return True
+def _check_inputs(inputs) -> None:
+    """MXNet rejects legacy arrays and symbols (any Symbol here) anywhere in the inputs."""
+    if isinstance(inputs, Symbol):
+        raise TypeError("Block's inputs must be of type `mxnet.numpy.ndarray`, while got output "
+                        f"type {type(inputs)}")
+    if isinstance(inputs, (list, tuple)):
+        for i in inputs:
+            _check_inputs(i)
+
+
+def _has_ndarray(inputs) -> bool:
+    if isinstance(inputs, ndarray):
+        return True
+    if isinstance(inputs, (list, tuple)):
+        return any(_has_ndarray(i) for i in inputs)
+    return False

@@ -195,7 +195,7 @@ class Parameter:
         arr = self._check_and_get(self._data, device if device is not None else ctx)
         tracer = _trace.current()
         if tracer is not None and not tracer.has(arr):
-            tracer.bind_var(arr, self.var_name(), self._var_attrs())
+            tracer.bind(arr, self.var().outputs[0])     # the array is this graph variable
         return arr
 
     def list_data(self) -> list[ndarray]:
@@ -329,23 +329,25 @@ class Parameter:
         return self._var_name
 
     def _var_attrs(self) -> dict[str, str]:
+        """The hidden attrs MXNet's `Parameter.var()` gives the graph variable (via `symbol.var`)."""
         from ..io.dtypes import dtype_flag
-        attrs = {}
+        attrs = {"__profiler_scope__": _trace.PROFILER_SCOPE}
         if self.shape is not None:
             attrs["__shape__"] = str(tuple(self.shape))
         if self.dtype is not None:
             attrs["__dtype__"] = str(dtype_flag(_onp.dtype(self.dtype)))
-        attrs["__lr_mult__"] = str(float(self.lr_mult))
-        attrs["__wd_mult__"] = str(float(self.wd_mult))
+        attrs["__lr_mult__"] = str(self.lr_mult)
+        attrs["__wd_mult__"] = str(self.wd_mult)
         if self.init is not None:
             attrs["__init__"] = self.init if isinstance(self.init, str) else self.init.dumps()
+        attrs["__storage_type__"] = str(_STYPES.index(self._stype))
         return attrs
 
     def var(self):
-        from ..symbol import var as _var
+        """The cached graph variable (attrs as of its creation; `cast` drops it)."""
         if self._var is None:
-            from ..symbol.graph import Node, Symbol
-            self._var = Symbol([(Node("null", self.var_name(), self._var_attrs()), 0)])
+            from ..symbol.graph import Node, _Symbol
+            self._var = _Symbol([(Node("null", self.var_name(), self._var_attrs()), 0)])
         return self._var
 
 

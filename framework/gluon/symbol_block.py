@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import numpy as _onp
 
+import warnings
+
+from ..io.dtypes import dtype_from_flag
 from ..ndarray import ndarray
 from ..symbol import trace as _trace
-from ..symbol.graph import Group, Node, Symbol
+from ..symbol.graph import Group, Node, Symbol, var
+from ..symbol.infer import infer_type
 from ..symbol.json_io import load as _load_symbol
-from .block import Block
 from .hybrid_block import HybridBlock
-from .nested import flatten
+from .nested import flatten, regroup
 from .parameter import Parameter
 
 
@@ -19,11 +22,14 @@ class SymbolBlock(HybridBlock):
     @staticmethod
     def imports(symbol_file: str, input_names, param_file: str | None = None, device=None,
                 allow_missing: bool = False, ignore_extra: bool = False, ctx=None) -> "SymbolBlock":
-        from ..symbol.graph import var
-        sym = _load_symbol(symbol_file)
+        """Load a graph exported by `HybridBlock.export` (either MXNet generation)."""
+        sym = _load_symbol(symbol_file).as_np_ndarray()
         if isinstance(input_names, str):
             input_names = [input_names]
-        inputs = [var(i, dtype="float32") if param_file is None else var(i) for i in input_names]
+        if param_file is None:
+            inputs = [var(i, dtype="float32") for i in input_names]   # typed: fp32 inference
+        else:
+            inputs = [var(i).as_np_ndarray() for i in input_names]   # types come from the file
         ret = SymbolBlock(sym, inputs)
         if param_file is not None:
             ret.load_parameters(param_file, device if device is not None else ctx, allow_missing,
@@ -31,11 +37,9 @@ class SymbolBlock(HybridBlock):
         return ret
 
     def __repr__(self) -> str:
-        s = "{name}(\n{modstr}\n)"
-        modstr = "\n".join(f"  {k}" for k in [f"{self._cached_graph[1]!r} : "
-                                                f"{len(self._cached_graph[0])} -> "
-                                                f"{len(self._cached_graph[1])}"])
-        return s.format(name=self.__class__.__name__, modstr=modstr.strip())
+        graph = self._cached_graph[1]
+        return (f"{self.__class__.__name__}(\n{graph!r} : {len(self._cached_graph[0])} -> "
+                f"{len(graph.list_outputs())}\n)")
 
     def __init__(self, outputs, inputs, params: dict | None = None):
         super().__init__()
@@ -43,49 +47,44 @@ class SymbolBlock(HybridBlock):
             inputs = [inputs]
         if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
             outputs = outputs[0]
-        if isinstance(outputs, (list, tuple)):
-            outputs = Group(list(outputs))
-        flat_in, self._in_format = flatten(inputs, "input")
-        for s in flat_in:
-            node = s.outputs[0][0]
-            assert len(s) == 1 and node.is_var, (
-                f"Input symbols must be variable, but {s.name} is an output of operators")
-        input_names = [s.name for s in flat_in]
-        self._input_names = input_names
-        for n in outputs.topo():
-            if n.is_var and n.attrs.get("__storage_type__") == "1":
-                raise AssertionError(f"SymbolBlock doesn't support Parameter '{n.name}' because its "
-                                     "storage type is 'row_sparse'.")
-        arg_names = [a for a in outputs.list_arguments() if a not in input_names]
-        aux_names = outputs.list_auxiliary_states()
-        if params is not None:
-            unused = set(params) - set(arg_names) - set(aux_names)
-            if unused:
-                raise ValueError(f"{unused} params are unused by the model.")
-        dtypes = self._var_dtypes(outputs)
+        syms, self._in_format = flatten(inputs, "input")
+        outs, self._out_format = flatten(outputs, "output")
+        for s in syms:
+            assert len(s.get_internals()) == 1, \
+                f"Input symbols must be variable, but {s!r} is an output of operators"
+        input_names = {s.name for s in syms}
+        for o in outs:
+            for n in o.topo():
+                if n.is_var and n.attrs.get("__storage_type__") == "1":
+                    raise AssertionError(f"SymbolBlock doesn't support Parameter '{n.name}' "
+                                         "because its storage type is 'row_sparse'.")
+        out = Group(outs) if len(outs) > 1 else outs[0]
+        arg_names, aux_names = out.list_arguments(), out.list_auxiliary_states()
+        types = _infer_param_types(syms, out)
+        params = dict(params or {})
+        unused = set(params) - set(arg_names) - set(aux_names)
+        if unused:
+            raise ValueError(f"{unused} params are unused by the model.")
+        self._reg_params = params
         for name in arg_names + aux_names:
-            if params is not None and name in params:
+            dtype = types.get(name, _onp.float32)
+            extra = {"grad_req": "null"} if name in aux_names else {}
+            if name in params:
                 p = params[name]
-            else:
-                p = Parameter(name, allow_deferred_init=True, dtype=dtypes.get(name, _onp.float32),
-                              grad_req="null" if name in aux_names else "write")
-            p._var_name = name
-            self._reg_params[name] = p
-        self._out_format = 0 if len(outputs) == 1 else [0] * len(outputs)
-        in_syms = [s for s in flat_in]
-        self._cached_graph = (in_syms, outputs)
-
-    @staticmethod
-    def _var_dtypes(sym: Symbol) -> dict:
-        from ..io.dtypes import dtype_from_flag
-        out = {}
-        for n in sym.topo():
-            if n.is_var and "__dtype__" in n.attrs:
-                try:
-                    out[n.name] = _onp.dtype(dtype_from_flag(int(n.attrs["__dtype__"]))).type
-                except (ValueError, KeyError):
-                    pass
-        return out
+                if p.dtype is not None:
+                    assert _onp.dtype(dtype) == _onp.dtype(p.dtype), (
+                        f"Cannot retrieve Parameter '{p.name}' because desired attribute does not "
+                        f"match with stored for attribute 'dtype': desired '{dtype}' vs stored "
+                        f"'{p.dtype}'.")
+                if extra:
+                    p.grad_req = "null"
+                if p._var is None:              # not yet a graph variable: adopt the graph's name
+                    p._var_name = name
+            elif name not in input_names:
+                p = Parameter(name, allow_deferred_init=True, dtype=dtype, **extra)
+                p._var_name = name
+                params[name] = p
+        self._cached_graph = (syms, out)
 
     def _clear_cached_op(self) -> None:
         if hasattr(self, "_cached_op"):
@@ -106,71 +105,35 @@ class SymbolBlock(HybridBlock):
                                "supported in Gluon 2.")
         if isinstance(x, ndarray):
             return self._call_cached_op(x, *args)
-        if isinstance(x, Symbol):
+        if isinstance(x, Symbol):         # no ndarray ⇒ symbolic composition
             return self._compose(x, *args)
         raise AssertionError("HybridBlock requires the first argument to forward be either "
                              f"Symbol or NDArray, but got {type(x)}")
 
-    def _compose(self, *args) -> Symbol:
-        from ..symbol.graph import rename_vars  # noqa: F401
-        flat, fmt = flatten(args, "input")
+    def _compose(self, *args):
+        """Symbol inputs: substitute them for the graph's input variables (MXNet's compose)."""
+        flat, fmt = flatten(list(args), "input")
         assert fmt == self._in_format, "Invalid input format"
-        subst = {name: s.outputs[0] for name, s in zip(self._input_names, flat)}
+        subst = {s.name: a.outputs[0] for s, a in zip(self._cached_graph[0], flat)}
         new: dict[int, Node] = {}
-        out = self._cached_graph[1]
 
         def entry(src, i):
             if src.is_var and src.name in subst:
                 return subst[src.name]
             return new[id(src)], i
 
+        out = self._cached_graph[1]
         for n in out.topo():
-            if n.is_var and n.name in subst:
-                continue
-            c = Node(n.opname, n.name, n.attrs, op=n.op)
-            c.inputs = [entry(s, i) for s, i in n.inputs]
-            new[id(n)] = c
-        return Symbol([entry(n, i) for n, i in out.outputs])
-
-    def _build_cache(self, *args, update_graph: bool = True) -> None:
-        in_syms, out = self._cached_graph
-        flat, _ = flatten(args, "input")
-        real = [a for a in flat if a is not None]
-        data_idx = {name: i for i, name in enumerate(self._input_names)}
-        missing = [p for p in self._reg_params.values() if p._data is None]
-        if missing:
-            from ..symbol.infer import infer_shape
-            known = {n: a.shape for n, a in zip(self._input_names, real)}
-            shapes = infer_shape(out, _as_dict=True, **known)
-            for p in missing:
-                shp = shapes.get(p.name)
-                if shp is not None:
-                    p.shape = shp
-                p._finish_deferred_init()
-        for p in self._reg_params.values():
-            if p.shape is None and p._data is not None:
-                p._shape = p._data[0].shape
-        by_var = dict(self._reg_params)
-        if self._backend:
-            out, by_var = self._apply_backend(out, by_var)
-            if update_graph:
-                self._cached_graph = (in_syms, out)
-        names = out.list_inputs()
-        for n in names:
-            assert n in data_idx or n in by_var, f"Unknown input to HybridBlock: {n}"
-        self._cached_op_args = [(True, data_idx[n]) if n in data_idx else (False, by_var[n])
-                                for n in names]
-        from ..compiler.cached_op import CachedOp
-        self._cached_op = CachedOp(out, names, dict(self._flags))
+            if not (n.is_var and n.name in subst):
+                c = Node(n.opname, n.name, n.attrs, op=n.op)
+                c.inputs = [entry(src, i) for src, i in n.inputs]
+                new[id(n)] = c
+        ret = type(out)([entry(n, i) for n, i in out.outputs])
+        return regroup(list(ret), self._out_format)[0]
 
     def infer_shape(self, *args) -> None:
-        from ..symbol.infer import infer_shape
-        flat, _ = flatten(args, "input")
-        known = {n: a.shape for n, a in zip(self._input_names, [a for a in flat if a is not None])}
-        shapes = infer_shape(self._cached_graph[1], _as_dict=True, **known)
-        for name, p in self._reg_params.items():
-            if shapes.get(name) is not None:
-                p.shape = shapes[name]
+        """Graph-based: fills every parameter shape the graph determines from the inputs."""
+        self._infer_attrs("shape", *args)
 
     def cast(self, dtype) -> None:
         self._clear_cached_op()
@@ -185,3 +148,23 @@ class SymbolBlock(HybridBlock):
                         if all(base + s in names for s in sibs):
                             for s in (stat,) + sibs:
                                 self._reg_params[base + s].cast("float32")
+
+
+def _infer_param_types(inputs: list[Symbol], out: Symbol) -> dict:
+    """Parameter dtypes from the input variables' dtypes (float32 when an input is untyped)."""
+    known = {}
+    for s in inputs:
+        flag = s.outputs[0][0].attrs.get("__dtype__")
+        if flag is None:
+            unknown = [f"{a}: None" for a in s.list_arguments()][:10]
+            warnings.warn("Cannot decide type for the following arguments. Consider providing "
+                          "them as input:\n\t" + "\n\t".join(unknown), stacklevel=3)
+            return {}
+        known[s.name] = dtype_from_flag(int(flag))
+    try:
+        found = infer_type(out, _as_dict=True, **known)
+    except Exception:  # noqa: BLE001 - MXNet falls back to float32 when inference fails
+        return {}
+    if any(v is None for v in found.values()):
+        return {}
+    return {k: _onp.dtype(v).type for k, v in found.items()}

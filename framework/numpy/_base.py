@@ -10,7 +10,7 @@ from ..ops.invoke import invoke
 from ..symbol import trace as _trace
 
 __all__ = ["ndarray", "invoke", "as_nd", "is_scalar", "is_int_scalar", "tracing", "dtype_of",
-           "default_float", "axis_tuple"]
+           "default_float", "axis_tuple", "owned"]
 
 _F32 = _onp.dtype(_onp.float32)
 
@@ -60,6 +60,16 @@ def as_nd(x, dtype=None) -> ndarray:
     elif arr.dtype == _onp.float64 and not isinstance(x, _onp.ndarray):
         arr = arr.astype(_F32)
     return ndarray(arr)
+
+
+def owned(res, src):
+    """Imperative results of view-producing kernels (reshape, transpose, broadcast_to…) get their
+    own buffer, as MXNet's ops write fresh outputs: later in-place updates of the result must not
+    leak into the input (a Parameter's data, say). Traced calls keep the view."""
+    if isinstance(res, ndarray) and isinstance(src, ndarray) and _trace.current() is None:
+        if _onp.may_share_memory(res._data, src._data):
+            res._data = res._data.copy()
+    return res
 
 
 def axis_tuple(axis):

@@ -166,12 +166,25 @@ def _setitem(x, key, value):
     v = value._data if isinstance(value, ndarray) else value
     if isinstance(v, (list, tuple)):
         v = _onp.asarray(v)
+    if not x._data.flags.writeable:
+        x._data = x._data.copy()
     x._data[k] = v
+
+
+_FAST = {"add": _onp.add, "subtract": _onp.subtract, "multiply": _onp.multiply,
+         "true_divide": _onp.true_divide}
 
 
 def _inplace(fn_name, x, other):
     """`x += y` & co.: outside a trace write into x's buffer and return x; inside, out-of-place."""
     from .. import numpy as front
+    d = x._data
+    if not tracing() and fn_name in _FAST and d.dtype.kind == "f" and d.flags.writeable:
+        o = other._data if isinstance(other, ndarray) else other
+        if (isinstance(o, _onp.ndarray) and o.dtype == d.dtype) or \
+                (isinstance(o, (int, float)) and not isinstance(o, bool)):
+            _FAST[fn_name](d, o, out=d)
+            return x
     res = getattr(front, fn_name)(x, other)
     if res is NotImplemented:
         return NotImplemented
@@ -180,5 +193,7 @@ def _inplace(fn_name, x, other):
     if res.shape != x.shape:
         raise ValueError(f"non-broadcastable output operand with shape {x.shape} doesn't match "
                          f"the broadcast shape {res.shape}")
+    if not x._data.flags.writeable:
+        x._data = x._data.copy()
     _onp.copyto(x._data, res._data, casting="unsafe")
     return x

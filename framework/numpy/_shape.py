@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as _onp
 
-from ._base import as_nd, axis_tuple, dtype_of, invoke, ndarray, shape_tuple
+from ._base import as_nd, axis_tuple, dtype_of, invoke, ndarray, owned, shape_tuple
 
 __all__ = ["reshape", "transpose", "swapaxes", "moveaxis", "rollaxis", "expand_dims", "squeeze",
            "concatenate", "concat", "stack", "vstack", "hstack", "dstack", "column_stack",
@@ -36,11 +36,14 @@ def reshape(a, *newshape, order="C", **kw):
         raise ValueError("can only specify one unknown dimension")
     if any(d < -1 for d in shp):
         raise ValueError(f"invalid shape {shp}: negative dimensions other than -1")
-    return invoke("_npx_reshape", [as_nd(a)], {"newshape": shp, "reverse": False, "order": "C"})
+    a = as_nd(a)
+    return owned(invoke("_npx_reshape", [a], {"newshape": shp, "reverse": False, "order": "C"}), a)
 
 
 def ravel(x, order="C"):
-    return invoke("_npx_reshape", [as_nd(x)], {"newshape": (-1,), "reverse": False, "order": "C"})
+    x = as_nd(x)
+    return owned(invoke("_npx_reshape", [x], {"newshape": (-1,), "reverse": False, "order": "C"}),
+                 x)
 
 
 def flatten(x, order="C"):
@@ -54,16 +57,19 @@ def transpose(a, *axes, **kw):
     ax = _shape_args(axes, {}) if axes else None
     if ax == ():
         ax = None
-    return invoke("_npi_transpose", [as_nd(a)], {"axes": ax})
+    a = as_nd(a)
+    return owned(invoke("_npi_transpose", [a], {"axes": ax}), a)
 
 
 def swapaxes(a, axis1, axis2):
-    return invoke("SwapAxis", [as_nd(a)], {"dim1": int(axis1), "dim2": int(axis2)})
+    a = as_nd(a)
+    return owned(invoke("SwapAxis", [a], {"dim1": int(axis1), "dim2": int(axis2)}), a)
 
 
 def moveaxis(a, source, destination):
-    return invoke("_npi_moveaxis", [as_nd(a)], {"source": axis_tuple(source),
-                                               "destination": axis_tuple(destination)})
+    a = as_nd(a)
+    return owned(invoke("_npi_moveaxis", [a], {"source": axis_tuple(source),
+                                              "destination": axis_tuple(destination)}), a)
 
 
 def rollaxis(a, axis, start=0):
@@ -79,17 +85,18 @@ def rollaxis(a, axis, start=0):
 
 
 def expand_dims(a, axis):
-    a = as_nd(a)
+    a = src = as_nd(a)
     if isinstance(axis, (list, tuple)):
         out_nd = a.ndim + len(axis)
         for ax in sorted(x + out_nd if x < 0 else x for x in axis):
             a = invoke("expand_dims", [a], {"axis": ax})
-        return a
-    return invoke("expand_dims", [a], {"axis": int(axis)})
+        return owned(a, src)
+    return owned(invoke("expand_dims", [a], {"axis": int(axis)}), src)
 
 
 def squeeze(a, axis=None):
-    return invoke("_npi_squeeze", [as_nd(a)], {"axis": axis_tuple(axis)})
+    a = as_nd(a)
+    return owned(invoke("_npi_squeeze", [a], {"axis": axis_tuple(axis)}), a)
 
 
 def concatenate(seq, axis=0, out=None):
@@ -172,7 +179,7 @@ def _split(ary, indices_or_sections, axis, squeeze_axis=False):
         attrs = {"indices": (0,) + tuple(int(i) for i in indices_or_sections),
                  "axis": int(axis), "squeeze_axis": squeeze_axis, "sections": 0}
     res = invoke("_split_v2", [a], attrs)
-    return list(res) if isinstance(res, tuple) else [res]
+    return [owned(r, a) for r in res] if isinstance(res, tuple) else [owned(res, a)]
 
 
 def split(ary, indices_or_sections, axis=0):
@@ -213,7 +220,8 @@ def dsplit(ary, indices_or_sections):
 
 
 def flip(m, axis=None, out=None):
-    res = invoke("_npi_flip", [as_nd(m)], {"axis": axis_tuple(axis)})
+    m = as_nd(m)
+    res = owned(invoke("_npi_flip", [m], {"axis": axis_tuple(axis)}), m)
     if out is not None:
         out._data[...] = res._data
         return out
@@ -245,7 +253,8 @@ def repeat(a, repeats, axis=None):
 
 
 def broadcast_to(array, shape):
-    return invoke("_npi_broadcast_to", [as_nd(array)], {"shape": shape_tuple(shape)})
+    array = as_nd(array)
+    return owned(invoke("_npi_broadcast_to", [array], {"shape": shape_tuple(shape)}), array)
 
 
 def broadcast_arrays(*args):

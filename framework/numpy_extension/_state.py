@@ -50,12 +50,6 @@ def is_np_default_dtype() -> bool:
     return _flags["dtype"]
 
 
-def _identity_decorator(func=None):
-    if func is None:
-        return lambda f: f
-    return func
-
-
 def use_np(func):
     """Decorator (functions and classes): NumPy semantics are always on here, so identity."""
     return func

@@ -1,4 +1,4 @@
-"""Shared helpers of the neural-network op families (activation, softmax, conv, pool, norm, rnn…)."""
+"""Shared helpers of the neural-network op families (activation, softmax, conv, pool, norm…)."""
 from __future__ import annotations
 
 import numpy as np

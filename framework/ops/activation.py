@@ -98,13 +98,13 @@ def softsign_op(a, x, out=None):
     return softsign(x, out=out)
 
 
-@register("log_sigmoid", "_npx_log_sigmoid", infer_shape=_same, out=True, flops=_ew_flops)
+@register("log_sigmoid", infer_shape=_same, out=True, flops=_ew_flops)
 def log_sigmoid_op(a, x, out=None):
     """log(sigmoid(x))."""
     return log_sigmoid(x, out=out)
 
 
-@register("mish", "_npx_mish", infer_shape=_same, out=True, flops=_ew_flops)
+@register("mish", infer_shape=_same, out=True, flops=_ew_flops)
 def mish_op(a, x, out=None):
     """x * tanh(softrelu(x))."""
     return mish(x, out=out)
@@ -160,7 +160,7 @@ def gelu_tanh(x):
 
 
 def _prelu_gamma(x, g):
-    """PReLU broadcasts a 1-D gamma over axis 1 (MXNet's `expand_shape`), other shapes numpy-style."""
+    """PReLU: a 1-D gamma broadcasts over axis 1 (MXNet's `expand_shape`), others numpy-style."""
     if g.ndim == 1 and x.ndim >= 2 and g.shape[0] == x.shape[1] and g.shape[0] != 1:
         return g.reshape((1, -1) + (1,) * (x.ndim - 2))
     if g.ndim == 1 and x.ndim >= 2 and g.shape[0] != 1 and g.shape[0] != x.shape[-1]:
@@ -198,7 +198,8 @@ def _leaky(a, x, gamma=None):
 @register("LeakyReLU", "_npx_leaky_relu",
           attrs={"act_type": Str("leaky", choices=_LEAKY_TYPES), "slope": CF(0.25),
                  "lower_bound": CF(0.125), "upper_bound": CF(0.334)},
-          inputs=_lr_inputs, num_outputs=_lr_nout, output_names=("output", "mask"), infer_shape=_lr_shape,
+          inputs=_lr_inputs, num_outputs=_lr_nout, output_names=("output", "mask"),
+          infer_shape=_lr_shape,
           infer_param_shapes=_lr_param_shapes, strict=True, flops=_ew_flops)
 def leaky_relu(a, x, gamma=None):
     """LeakyReLU: leaky / prelu (gamma input) / elu / selu / gelu (erf) / rrelu (inference:

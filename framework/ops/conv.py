@@ -11,7 +11,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..base import ShapeError
-from ._nnutil import OptStr, channel_last, check_param_shapes, prod, spatial, to_channel_first, to_channel_last
+from ._nnutil import (OptStr, channel_last, check_param_shapes, prod, spatial, to_channel_first,
+                      to_channel_last)
 from .attrs import Bool, Int, Shape
 from .registry import register
 
@@ -59,6 +60,9 @@ def out_size(n, k, s, p, d):
     return (n + 2 * p - (d * (k - 1) + 1)) // s + 1
 
 
+_COLS_BYTES = 16 << 20          # im2col working set per chunk of samples
+
+
 def conv_nc(x, w, b, stride, pad, dilate, groups: int, out=None):
     """Convolution on channel-first data: x (N, C, *sp), w (F, C/g, *k), b (F,) or None."""
     N, C = x.shape[:2]
@@ -93,16 +97,18 @@ def conv_nc(x, w, b, stride, pad, dilate, groups: int, out=None):
         xp = pad_spatial(x, pad)
         V = window_view(xp, k, stride, dilate, osp)             # (N, C, *k, *out)
         K = prod(k)
-        if groups == 1:
-            cols = V.reshape(N, C * K, P)                       # the one im2col copy
-            res = np.matmul(w.reshape(F, C * K), cols,
-                            out=None if out is None else out.reshape(N, F, P))
-        else:
-            cols = V.reshape(N, groups, Cg * K, P)
-            res = np.matmul(w.reshape(groups, F // groups, Cg * K), cols)
-            if out is not None:
-                out.reshape(res.shape)[...] = res
-                res = out
+        res = out.reshape(N, F, P) if out is not None else np.empty((N, F, P), dt)
+        wm = w.reshape(F, C * K) if groups == 1 else w.reshape(groups, F // groups, Cg * K)
+        # im2col in batch chunks: bounded memory, the columns stay cache-warm for the matmul
+        step = max(1, _COLS_BYTES // max(1, C * K * P * x.itemsize))
+        for n0 in range(0, N, step):
+            n1 = min(N, n0 + step)
+            if groups == 1:
+                cols = V[n0:n1].reshape(n1 - n0, C * K, P)      # the one im2col copy
+                np.matmul(wm, cols, out=res[n0:n1])
+            else:
+                cols = V[n0:n1].reshape(n1 - n0, groups, Cg * K, P)
+                np.matmul(wm, cols, out=res[n0:n1].reshape(n1 - n0, groups, F // groups, P))
     res = res.reshape((N, F) + osp)
     if b is not None:
         res += b.reshape((1, F) + (1,) * nd).astype(res.dtype, copy=False)

@@ -154,3 +154,21 @@ def block_grad(a, x):
 @register("_npi_copy", "_copy", "identity", "_np_copy", infer_shape=same_shape)
 def copy(a, x):
     return x.copy()
+
+
+@register("cast_storage", attrs={"stype": Str("default")}, infer_shape=same_shape)
+def cast_storage(a, x):
+    """Only dense storage exists here: identity."""
+    return x
+
+
+@register("shape_array", "_npi_shape_array", infer_shape=lambda a, s: [(len(s[0]),)],
+          infer_type=lambda a, d: [np.dtype(np.int64)])
+def shape_array(a, x):
+    return np.asarray(x.shape, dtype=np.int64)
+
+
+@register("size_array", infer_shape=lambda a, s: [(1,)],
+          infer_type=lambda a, d: [np.dtype(np.int64)])
+def size_array(a, x):
+    return np.asarray([x.size], dtype=np.int64)

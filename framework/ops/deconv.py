@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from ._nnutil import OptShape, OptStr, channel_last, check_param_shapes, prod, spatial, to_channel_first, \
-    to_channel_last
+from ._nnutil import (OptShape, OptStr, channel_last, check_param_shapes, prod, spatial,
+                      to_channel_first, to_channel_last)
 from .attrs import Bool, Int, Shape
 from .conv import LAYOUTS
 from .registry import register

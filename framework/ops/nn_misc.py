@@ -194,7 +194,7 @@ def _interp_axis(n_in, n_out, align):
     return i0, i0 + step, np.float32(1) - l1, l1
 
 
-@register("_contrib_BilinearResize2D", "_npx_bilinear_resize2d",
+@register("_contrib_BilinearResize2D",
           attrs={"height": Int(1), "width": Int(1), "scale_height": CF(None),
                  "scale_width": CF(None), "mode": Str("size", choices=_BR_MODES),
                  "align_corners": Bool(True)},
@@ -255,7 +255,7 @@ def _s2d_shape(a, s):
     return [(N, C * b * b, H // b, W // b)]
 
 
-@register("depth_to_space", "_npx_depth_to_space", attrs={"block_size": Int()},
+@register("depth_to_space", attrs={"block_size": Int()},
           infer_shape=_d2s_shape, strict=True)
 def depth_to_space(a, x):
     """(N, C, H, W) → (N, C/b², H·b, W·b), DCR order (MXNet)."""
@@ -267,7 +267,7 @@ def depth_to_space(a, x):
     return y.reshape(N, C // (b * b), H * b, W * b)
 
 
-@register("space_to_depth", "_npx_space_to_depth", attrs={"block_size": Int()},
+@register("space_to_depth", attrs={"block_size": Int()},
           infer_shape=_s2d_shape, strict=True)
 def space_to_depth(a, x):
     """(N, C, H, W) → (N, C·b², H/b, W/b) (inverse of depth_to_space)."""

@@ -237,15 +237,15 @@ def l2_normalization(a, x):
           num_outputs=2, num_visible=1, output_names=("output", "tmp_norm"),
           infer_shape=lambda a, s: [tuple(s[0]), tuple(s[0])], strict=True, flops=_norm_flops)
 def lrn(a, x):
-    """x * (knorm + alpha/nsize * Σ_{window of nsize channels} x²)^(-beta)."""
+    """x * (knorm + alpha/nsize * Σ_window x²)^(-beta); the window spans (nsize-1)//2 channels
+    on each side (for an even nsize that is nsize-1 channels, as MXNet's oneDNN kernel)."""
     xf = _f(x)
     C = x.shape[1]
-    half = a.nsize // 2
+    half = (a.nsize - 1) // 2
     sq = np.square(xf)
     win = sq.copy()
     for off in range(1, min(half, C - 1) + 1):  # loop over window offsets, never over channels
         win[:, off:] += sq[:, :C - off]
-    for off in range(1, min(a.nsize - 1 - half, C - 1) + 1):
         win[:, :C - off] += sq[:, off:]
     norm = win * xf.dtype.type(a.alpha / a.nsize) + xf.dtype.type(a.knorm)
     y = xf * np.power(norm, xf.dtype.type(-a.beta))

@@ -78,8 +78,8 @@ def _window_counts(n, k, s, p, o, include_pad):
     start = np.arange(o) * s - p
     end = np.minimum(start + k, n + p)
     if include_pad:
-        return (end - start).astype(np.float64)
-    return (np.minimum(end, n) - np.maximum(start, 0)).astype(np.float64)
+        return np.maximum(end - start, 0).astype(np.float64)
+    return np.maximum(np.minimum(end, n) - np.maximum(start, 0), 0).astype(np.float64)
 
 
 def _lp_pow(x, p):
@@ -121,7 +121,9 @@ def pool_nc(a, x):
     # right padding so every window lies inside the buffer
     hi = tuple(max((osp[i] - 1) * stride[i] + k[i] - sp[i] - lo[i], 0) for i in range(nd))
     if t == "max":
-        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        # MXNet's max starts from the lowest finite value: a window with no input element
+        # (possible with the 'full' convention) gives that value, not -inf
+        fill = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         xp = pad_spatial(x, lo, hi, fill)
     else:
         src = _lp_pow(x, a.p_value) if t == "lp" else x
@@ -144,7 +146,8 @@ def pool_nc(a, x):
             c = _window_counts(sp[i], k[i], stride[i], lo[i], osp[i], inc)
             c = c.reshape((-1,) + (1,) * (nd - 1 - i))
             div = c if div is None else div * c
-        res /= div.astype(res.dtype)
+        # windows lying entirely in the padding have no elements: MXNet gives 0 there
+        res /= np.where(div > 0, div, 1).astype(res.dtype)
     elif t == "lp":
         res = _lp_root(res, a.p_value).astype(x.dtype, copy=False)
     return res
@@ -201,7 +204,7 @@ def _adaptive_shape(a, s):
     return [x[:2] + (oh, ow)]
 
 
-@register("_contrib_AdaptiveAvgPooling2D", "_npx_adaptive_avg_pooling2d",
+@register("_contrib_AdaptiveAvgPooling2D",
           attrs={"output_size": OptShape(())}, infer_shape=_adaptive_shape)
 def adaptive_avg_pooling2d(a, x):
     """Average over MXNet's adaptive windows: out = A_h · x · A_wᵀ (separable)."""

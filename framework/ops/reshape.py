@@ -2,8 +2,6 @@
 -1..-6), `_np_reshape` (NumPy), `Flatten`, `reshape_like`. All return views when NumPy can."""
 from __future__ import annotations
 
-import numpy as np
-
 from ..base import ShapeError
 from .attrs import Bool, Int, Shape, Str
 from .registry import register

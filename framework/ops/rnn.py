@@ -8,6 +8,11 @@ GRU r, z, n with n = tanh(W_in x + b_in + r * (W_hn h + b_hn)) ("linear before r
 
 The input projection of all time steps is one matmul per layer and direction; only the recurrent
 matmul runs per step.
+
+As MXNet's CPU kernels: `p` (dropout between layers) is an inference no-op and
+`lstm_state_clip_min/max/nan` are accepted but not applied (only MXNet's cuDNN path clips).
+`use_sequence_length` (cuDNN-only in MXNet) is supported: steps past a sequence's length keep
+its state and output zeros.
 """
 from __future__ import annotations
 
@@ -175,8 +180,6 @@ def _run_direction(a, X, p, h0, c0, reverse, lengths):
     c = None if c0 is None else c0.copy()
     Hp = h.shape[1]
     y = np.zeros((T, N, Hp), dt)
-    clip = mode == "lstm" and a.lstm_state_clip_min is not None \
-        and a.lstm_state_clip_max is not None
     steps = range(T - 1, -1, -1) if reverse else range(T)
     for t in steps:
         hg = h @ whT
@@ -187,8 +190,6 @@ def _run_direction(a, X, p, h0, c0, reverse, lengths):
             gg = np.tanh(g[:, 2 * H:3 * H])
             o = _sigmoid_inplace(g[:, 3 * H:])
             cn = f * c + i * gg
-            if clip:
-                np.clip(cn, a.lstm_state_clip_min, a.lstm_state_clip_max, out=cn)
             hn = o * np.tanh(cn)
             if wrT is not None:
                 hn = hn @ wrT

@@ -92,11 +92,23 @@ def _squeeze_shape(a, s):
     return [tuple(d for i, d in enumerate(s) if i not in axes)]
 
 
-@register("_npi_squeeze", "squeeze", "_np_squeeze", attrs={"axis": IntOrTuple(None)},
+@register("_npi_squeeze", "_np_squeeze", attrs={"axis": IntOrTuple(None)},
           infer_shape=_squeeze_shape, strict=True)
 def squeeze(a, x):
-    """Remove size-1 axes (all of them, or those in `axis`). 1.x keeps shape (1,) for a full squeeze."""
+    """Remove size-1 axes (all of them, or those in `axis`)."""
     return x.reshape(_squeeze_shape(a, [x.shape])[0])
+
+
+def _legacy_squeeze_shape(a, s):
+    out = _squeeze_shape(a, s)[0]
+    return [out if out else (1,)]
+
+
+@register("squeeze", attrs={"axis": IntOrTuple(None)}, infer_shape=_legacy_squeeze_shape,
+          strict=True)
+def squeeze_legacy(a, x):
+    """1.x squeeze: as `_npi_squeeze`, but a full squeeze keeps shape (1,)."""
+    return x.reshape(_legacy_squeeze_shape(a, [x.shape])[0])
 
 
 # -- concat / stack -----------------------------------------------------------------------------

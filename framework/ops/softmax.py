@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError
-from ._nnutil import CF, OptBool
+from ._nnutil import CF, OptBool, prod
 from .activation import sigmoid
 from .attrs import Bool, DType, Int, Str
 from .registry import register
@@ -56,7 +56,7 @@ def softmax_core(x, axis, temperature=None, log=False, negate=False, mask=None):
     if temperature is not None and temperature != 1.0:
         z /= xw.dtype.type(temperature)
     if log:
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             out = z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
     else:
         out = np.exp(z)
@@ -152,11 +152,9 @@ _SO_ATTRS = {"grad_scale": CF(1.0), "ignore_label": CF(-1.0), "multi_output": Bo
 def _so_param_shapes(a, s):
     x = tuple(s[0])
     if a.multi_output:
-        lab = (x[0],) + x[2:]
-    elif a.preserve_shape:
-        lab = x[:-1]
+        lab = (x[0], prod(x) // x[0] // x[1])
     else:
-        lab = (x[0],)
+        lab = x[:-1]
     return [x, tuple(s[1]) if len(s) > 1 and s[1] else lab]
 
 

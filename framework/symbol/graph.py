@@ -271,6 +271,7 @@ def var(name: str, attr: dict | None = None, shape=None, lr_mult=None, wd_mult=N
     if not isinstance(name, str):
         raise TypeError("Expect a string for variable `name`")
     attrs = dict(attr or {})
+    attrs.setdefault("__profiler_scope__", "<unk>:")
     if shape is not None:
         attrs["__shape__"] = str(tuple(shape))
     if lr_mult is not None:

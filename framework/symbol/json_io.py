@@ -211,27 +211,65 @@ def to_dict(sym: Symbol, *, remove_amp_cast: bool = True, version: int = CURRENT
         d: dict[str, Any] = {"op": n.opname, "name": n.name}
         if n.attrs:
             d["attrs"] = {k: n.attrs[k] for k in sorted(n.attrs)}
-        d["inputs"] = [[index[id(src)], idx, 0] for src, idx in n.inputs]
+        d["inputs"] = [_Entry((index[id(src)], idx, 0)) for src, idx in n.inputs]
         if n.control_deps:
             d["control_deps"] = [index[id(c)] for c in n.control_deps]
         if n.subgraphs:
             d["subgraphs"] = [to_dict(g, version=version) for g in n.subgraphs]
         out_nodes.append(d)
         row_ptr.append(row_ptr[-1] + n.num_outputs())
-    attrs: dict[str, Any] = {"mxnet_version": ["int", version]}
+    attrs: dict[str, Any] = {}
     if np_shape:
-        attrs["is_np_shape"] = ["int", 1]
+        attrs["is_np_shape"] = _Entry(("int", 1))
+    attrs["mxnet_version"] = _Entry(("int", version))
     return {"nodes": out_nodes,
             "arg_nodes": [i for i, n in enumerate(order) if n.is_var],
             "node_row_ptr": row_ptr,
-            "heads": [[index[id(n)], i, 0] for n, i in sym.outputs],
+            "heads": [_Entry((index[id(n)], i, 0)) for n, i in sym.outputs],
             "attrs": attrs}
+
+
+class _Entry(tuple):
+    """A fixed-size record (node entry, typed graph attr): always written on one line."""
+
+
+def _dmlc(v: Any, level: int) -> str:
+    """dmlc::JSONWriter layout, which MXNet uses: items separated by ", " + newline, objects with
+    more than one key and arrays of records or of more than 10 numbers are multi-line."""
+    if isinstance(v, _Entry):
+        return "[" + ", ".join(_dmlc(x, level + 1) for x in v) + "]"
+    if isinstance(v, dict):
+        items = [f"{_dmlc_str(str(k))}: {_dmlc(x, level + 1)}" for k, x in v.items()]
+        multi = len(v) > 1 or level == 0 or any(isinstance(x, (dict, list)) and not
+                                                 isinstance(x, _Entry) for x in v.values())
+        return _join("{", "}", items, multi and bool(items), level)
+    if isinstance(v, list):
+        items = [_dmlc(x, level + 1) for x in v]
+        multi = len(v) > 10 or any(isinstance(x, dict) for x in v)
+        return _join("[", "]", items, multi and bool(items), level)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return _dmlc_str(v)
+    return str(v)
+
+
+def _join(open_: str, close: str, items: list[str], multi: bool, level: int) -> str:
+    if not multi:
+        return open_ + ", ".join(items) + close
+    pad = "\n" + "  " * (level + 1)
+    return open_ + pad + (", " + pad).join(items) + "\n" + "  " * level + close
+
+
+def _dmlc_str(s: str) -> str:
+    return '"' + s.translate({13: "\\r", 10: "\\n", 92: "\\\\", 9: "\\t", 34: '\\"'}) + '"'
 
 
 def to_json(sym: Symbol, *, remove_amp_cast: bool = True, version: int = CURRENT_VERSION,
             np_shape: bool = True) -> str:
-    return json.dumps(to_dict(sym, remove_amp_cast=remove_amp_cast, version=version,
-                              np_shape=np_shape), indent=2)
+    """MXNet's graph JSON, byte-compatible with what MXNet 2.x writes (`tojson`, `export`)."""
+    return _dmlc(to_dict(sym, remove_amp_cast=remove_amp_cast, version=version,
+                         np_shape=np_shape), 0)
 
 
 def _strip_amp_cast(sym: Symbol) -> Symbol:

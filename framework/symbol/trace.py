@@ -15,6 +15,9 @@ from ..base import MXNetError
 from .graph import Entry, Node, Symbol, _Symbol, new_node_name
 
 _local = threading.local()
+PROFILER_SCOPE = "<unk>:"     # MXNet 2.x tags every variable with the (empty) profiler scope
+# ops MXNet 2.0's front end still invokes through the legacy path, which also tags the op node
+_SCOPED_OPS = frozenset({"_npx_relu", "_npx_sigmoid", "Flatten", "SwapAxis", "Cast", "InstanceNorm"})
 
 
 class Tracer:
@@ -42,6 +45,8 @@ class Tracer:
         return id(array) in self._entries
 
     def record(self, op, attrs: dict[str, str], inputs, outputs, name: str | None = None) -> None:
+        if op.name in _SCOPED_OPS:
+            attrs = {**attrs, "__profiler_scope__": PROFILER_SCOPE}
         node = Node(op.name, name or new_node_name(), attrs, [self.entry(x) for x in inputs], op=op)
         for i, out in enumerate(outputs):
             self.bind(out, (node, i))

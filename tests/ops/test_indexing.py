@@ -183,3 +183,15 @@ def test_inplace_imperative_and_traced():
         x2 += 1
     assert x2 is not x and t.has(x2)
     assert x._data is buf
+
+
+def test_view_results_do_not_alias_inputs_imperatively():
+    w = np.array(onp.arange(6, dtype=onp.float32))
+    for v in (w.reshape(2, 3), w.reshape(-1), np.expand_dims(w, 0), np.flip(w),
+              np.broadcast_to(w, (2, 6)), np.split(w, 2)[0], w.reshape(2, 3).T):
+        v += 100
+        v[...] = -1
+    assert w.tolist() == list(range(6))
+    b = np.broadcast_to(np.ones(3), (2, 3))
+    b[0] = 5                                     # broadcast result is writeable
+    assert b.tolist() == [[5, 5, 5], [1, 1, 1]]

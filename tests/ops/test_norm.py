@@ -118,7 +118,7 @@ def test_lrn(rng, nsize):
     y, _ = run_op("LRN", {"alpha": alpha, "beta": beta, "knorm": knorm, "nsize": nsize}, x)
     xd = x.astype(np.float64)
     ref = np.empty_like(xd)
-    lo, hi = nsize // 2, nsize - 1 - nsize // 2
+    lo = hi = (nsize - 1) // 2      # even nsize: nsize-1 channels (MXNet's oneDNN LRN)
     for c in range(7):
         s = (xd[:, max(c - lo, 0):min(c + hi, 6) + 1] ** 2).sum(axis=1)
         ref[:, c] = xd[:, c] * (knorm + alpha / nsize * s) ** (-beta)

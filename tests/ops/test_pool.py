@@ -29,9 +29,9 @@ def pool_ref(x, k, s, p, t, conv="valid", cip=True, pv=None):
                 size = np.prod([hi[i] - lo[i] for i in range(nd)])
             win = x[(n, c) + tuple(slice(lo[i], hi[i]) for i in range(nd))].astype(np.float64)
             if t == "max":
-                v = win.max()
+                v = win.max() if win.size else np.finfo(np.float32).min
             elif t == "avg":
-                v = win.sum() / size
+                v = win.sum() / size if size > 0 else 0.0   # window all padding: MXNet gives 0
             elif t == "sum":
                 v = win.sum()
             else:
@@ -49,6 +49,10 @@ CASES = [
     ((2, 3, 11, 11), (2, 2), (2, 2), (0, 0), "avg", "full", True, None),
     ((2, 3, 11, 11), (3, 3), (2, 2), (1, 1), "avg", "full", False, None),
     ((2, 3, 11, 11), (3, 3), (2, 2), (1, 1), "avg", "full", True, None),
+    ((2, 3, 11, 11), (2, 2), (2, 2), (1, 1), "avg", "full", False, None),   # empty windows
+    ((2, 3, 11, 11), (3, 3), (3, 3), (1, 1), "avg", "full", False, None),
+    ((2, 3, 6, 6), (1, 1), (1, 2), (0, 0), "max", "full", None, None),     # empty windows
+    ((2, 3, 6, 6), (1, 1), (1, 2), (0, 0), "avg", "full", True, None),
     ((2, 3, 11, 11), (3, 3), (1, 1), (0, 0), "sum", "valid", None, None),
     ((2, 3, 11, 11), (2, 2), (2, 2), (0, 0), "lp", "valid", None, 2),
     ((2, 3, 11, 11), (3, 3), (2, 2), (1, 1), "lp", "valid", None, 1),

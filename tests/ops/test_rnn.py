@@ -167,15 +167,18 @@ def test_structure_and_errors():
                np.zeros((1, 2, 2), np.float32))
 
 
-def test_lstm_state_clip():
+def test_lstm_state_clip_ignored_like_mxnet_cpu():
+    """MXNet's CPU LSTM ignores lstm_state_clip_* (only its cuDNN path clips); so do we."""
     rng = np.random.default_rng(33)
     ws, bs, flat = make_params(rng, "lstm", 3, 4, 1, 1)
     x = rand(rng, 6, 2, 3) * 5
     z = np.zeros((1, 2, 4), np.float32)
-    _, _, cy = run_op("RNN", {"mode": "lstm", "state_size": 4, "num_layers": 1,
-                              "state_outputs": True, "lstm_state_clip_min": -0.1,
-                              "lstm_state_clip_max": 0.1}, x, flat, z, z)
-    assert np.all(np.abs(cy) <= 0.1 + 1e-7)
+    attrs = {"mode": "lstm", "state_size": 4, "num_layers": 1, "state_outputs": True}
+    clipped = run_op("RNN", {**attrs, "lstm_state_clip_min": -0.1, "lstm_state_clip_max": 0.1,
+                             "lstm_state_clip_nan": True}, x, flat, z, z)
+    plain = run_op("RNN", attrs, x, flat, z, z)
+    for a, b in zip(clipped, plain):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_rnn_param_concat():

@@ -73,6 +73,9 @@ def test_expand_squeeze():
     assert run_op("_npi_squeeze", y, axis=(1, 3)).shape == (2, 5)
     with pytest.raises(MXNetError):
         run_op("squeeze", y, axis=0)
+    ones = np.ones((1, 1), np.float32)
+    assert run_op("squeeze", ones).shape == (1,)          # 1.x
+    assert run_op("_npi_squeeze", ones).shape == ()
 
 
 def test_concat_stack():

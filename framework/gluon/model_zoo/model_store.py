@@ -29,3 +29,10 @@ def get_model_file(name: str, root: str | None = None) -> str:
         f"Pretrained parameters for model '{name}' not found: expected {exact} or "
         f"{os.path.join(root, name + '-<hash>.params')}. hybridserve does not download model "
         "files; copy the MXNet model-zoo .params file there or pass root=<directory>.")
+
+
+def load_pretrained(net, name: str, pretrained: bool, root: str | None, device=None):
+    """Load `<root>/<name>[-hash].params` into `net` when `pretrained`; returns `net`."""
+    if pretrained:
+        net.load_parameters(get_model_file(name, root=root), device=device)
+    return net

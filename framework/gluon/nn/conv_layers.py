@@ -87,6 +87,7 @@ class _Conv(HybridBlock):
             s += ", padding={pad}"
         if k["dilate"] != (1,) * n:
             s += ", dilation={dilate}"
+        # MXNet tests `out_pad` but stores `outpad`, so output_padding never shows: reproduced
         if hasattr(self, "out_pad") and self.out_pad != (0,) * n:
             s += f", output_padding={self.out_pad}"
         if k["num_group"] != 1:
@@ -125,7 +126,6 @@ def _make_conv(n: int, transpose: bool):
                            in_channels, activation, use_bias, weight_initializer, bias_initializer,
                            op_name="Deconvolution", adj=output_padding, **kwargs)
             self.outpad = output_padding
-            self.out_pad = output_padding
     return __init__
 
 

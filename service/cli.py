@@ -1,0 +1,57 @@
+"""`hybridserve` command line: `serve` (the server) and offline `summary`/`predict`/`validate`."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Sequence
+
+from .settings import Settings
+
+_SERVE_FLAGS = ("model_store", "host", "port", "workers", "log_level")
+
+
+def add_serve_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model-store", help="model repository directory (default: model_store)")
+    p.add_argument("--host", help="bind address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (default 8000)")
+    p.add_argument("--workers", type=int, help="worker processes (default 1)")
+    p.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"])
+
+
+def serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from .logs import uvicorn_log_config
+    overrides = {k: getattr(args, k) for k in _SERVE_FLAGS if getattr(args, k, None) is not None}
+    settings = Settings(**overrides)
+    common = dict(host=settings.host, port=settings.port, log_level=settings.log_level,
+                  access_log=settings.access_log,
+                  log_config=uvicorn_log_config(settings.log_level, settings.log_json),
+                  timeout_graceful_shutdown=int(settings.graceful_timeout_s))
+    if settings.workers > 1:
+        # workers are separate processes: hand them the settings through the environment
+        for k, v in overrides.items():
+            os.environ[f"HYBRIDSERVE_{k.upper()}"] = str(v)
+        uvicorn.run("service.app:create_app_from_env", factory=True, workers=settings.workers,
+                    **common)
+    else:
+        from .app import create_app
+        uvicorn.run(create_app(settings), **common)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from . import offline
+    parser = argparse.ArgumentParser(prog="hybridserve", description=__doc__)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("serve", help="run the inference server")
+    add_serve_args(p)
+    p.set_defaults(func=serve)
+    offline.add_commands(sub)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

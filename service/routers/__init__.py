@@ -1,0 +1,1 @@
+"""HTTP routers: each parses/validates and calls the transport-free core."""
