@@ -125,10 +125,14 @@ class ndarray:
         return self._data.tolist()
 
     def __float__(self) -> float:
-        return float(self._data)
+        if self._data.size != 1:      # MXNet: any size-1 array converts, whatever its ndim
+            raise TypeError("only size-1 arrays can be converted to Python scalars")
+        return float(self._data.item())
 
     def __int__(self) -> int:
-        return int(self._data)
+        if self._data.size != 1:
+            raise TypeError("only size-1 arrays can be converted to Python scalars")
+        return int(self._data.item())
 
     def __index__(self) -> int:
         return self._data.__index__()

@@ -1,7 +1,8 @@
 """Dynamic batching: concurrent requests to one model are merged along axis 0 and run once.
 
-A per-model collector task takes the oldest queued request, waits (up to the model's max delay)
-for more requests with the same non-batch shapes and dtypes, concatenates them up to
+A per-model collector task takes the oldest queued request, waits (up to the model's max delay,
+and only while there is concurrent traffic) for more requests with the same non-batch shapes
+and dtypes, concatenates them up to
 `max_batch_size`, runs the model once and slices the outputs back. While every execution slot
 is busy requests keep accumulating, so batches grow with load. If a merged run fails, each
 request is re-run alone so one bad request cannot fail its neighbours. The queue is bounded:
@@ -59,6 +60,8 @@ class Batcher:
         self._task: asyncio.Task | None = None
         self._inflight: set[asyncio.Task] = set()
         self._closed = False
+        self._last_size = 0
+        self._busy = 0                      # executions running now
 
     def start(self) -> None:
         self._wakeup = asyncio.Event()
@@ -78,6 +81,13 @@ class Batcher:
         loop = asyncio.get_running_loop()
         key = tuple((a.shape[1:], a.dtype.str) for a in arrays)
         item = _Item(arrays, batch, key, loop.time(), time.perf_counter_ns(), loop.create_future())
+        if not self._items and not self._busy and self._last_size <= 1 and not self._slots.locked():
+            # idle model, lone request: run it now, skipping the collector's hand-off
+            await self._slots.acquire()
+            self._last_size = batch
+            self._busy += 1
+            await self._execute([item])
+            return item.future.result()
         self._items.append(item)
         self._wakeup.set()
         return await item.future
@@ -95,7 +105,7 @@ class Batcher:
                 continue
             first = self._items[0]
             deadline = first.t0 + self.max_delay
-            while self._ready_size(first.key) < self.target:
+            while self._worth_waiting() and self._ready_size(first.key) < self.target:
                 remaining = deadline - loop.time()
                 if remaining <= 0:
                     break
@@ -105,12 +115,20 @@ class Batcher:
                 except asyncio.TimeoutError:
                     break
             items = self._take(first.key)
+            self._last_size = sum(it.batch for it in items)
             if not items:
                 self._slots.release()
                 continue
+            self._busy += 1
             task = loop.create_task(self._execute(items))
             self._inflight.add(task)
             task.add_done_callback(self._inflight.discard)
+
+    def _worth_waiting(self) -> bool:
+        """Wait for company only when there is traffic to batch with: a lone request on an
+        idle model runs at once (max delay is an upper bound, so this is allowed), which keeps
+        single-client latency at the unbatched level."""
+        return len(self._items) > 1 or self._busy > 0 or self._last_size > 1
 
     def _ready_size(self, key: tuple) -> int:
         n = 0
@@ -170,6 +188,7 @@ class Batcher:
                 if not it.future.done():
                     it.future.set_result((rows, start - it.t0_ns, total))
         finally:
+            self._busy -= 1
             self._slots.release()
 
     async def _one_by_one(self, items: list[_Item], start: int) -> None:
@@ -188,7 +207,7 @@ class Batcher:
         self._closed = True
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
-        while (self._items or self._inflight) and loop.time() < end:
+        while (self._items or self._busy) and loop.time() < end:
             await asyncio.sleep(0.005)
         if self._task is not None:
             self._task.cancel()

@@ -37,6 +37,7 @@ class CachedOp:
         self._data_idx = list(idx) if idx is not None else list(range(len(self.input_names)))
         self._local = threading.local()
         self._run = self.fast.run
+        self._checked: set[tuple] = set()        # input dtype signatures already validated
 
     def _specialised(self, inputs: list[np.ndarray]) -> Callable:
         cache: OrderedDict | None = getattr(self._local, "fns", None)
@@ -50,7 +51,15 @@ class CachedOp:
                 cache.popitem(last=False)
         return fn
 
+    def check_dtypes(self, inputs: list[np.ndarray]) -> None:
+        sig = tuple(inputs[i].dtype.num for i in self._data_idx)   # parameters keep their dtypes
+        if sig not in self._checked:
+            from .typecheck import check_input_dtypes
+            check_input_dtypes(self.symbol, {n: x.dtype for n, x in zip(self.input_names, inputs)})
+            self._checked.add(sig)
+
     def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        self.check_dtypes(inputs)
         if not self.static_alloc:
             return self._run(inputs)
         fn = self._specialised(inputs)

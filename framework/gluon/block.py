@@ -1,18 +1,13 @@
 """Block: the base of every layer and model (Gluon 2.0 semantics, structural parameter names)."""
 from __future__ import annotations
 
-import copy
 import re
 import warnings
 import weakref
 from collections import OrderedDict
 from typing import Any, Callable
 
-import numpy as _onp
-
 from ..base import brief_list
-from ..device import Device
-from ..ndarray import ndarray
 from .parameter import Parameter
 
 
@@ -206,11 +201,13 @@ class Block:
 
     # -- parameters on disk -------------------------------------------------------------------
     def save_parameters(self, filename: str, deduplicate: bool = False) -> None:
+        """npz of structural names; `deduplicate` keeps each shared Parameter once, under its last
+        name, in the order of its first appearance (MXNet's double dict inversion)."""
         from ..io.params_file import save_params
-        params = self.collect_params()
+        params = self._collect_params_with_prefix()
         if deduplicate:
-            reverse = {id(p): k for k, p in params.items()}     # last name wins
-            params = {k: p for k, p in params.items() if reverse[id(p)] == k}
+            last = {id(p): k for k, p in params.items()}
+            params = {last[id(p)]: p for p in params.values()}
         save_params(filename, {k: p._reduce()._data for k, p in params.items()}, format="npz")
 
     def load_parameters(self, filename: str, device=None, allow_missing: bool = False,
@@ -266,6 +263,7 @@ class Block:
         out = self.forward(*args)
         for hook in list(self._forward_hooks.values()):
             hook(self, args, out)
+        _check_outputs(out)
         return out
 
     def forward(self, *args):
@@ -281,3 +279,14 @@ class Block:
 
     def __getstate__(self):
         raise TypeError("Blocks cannot be pickled; use save_parameters/export")
+
+
+def _check_outputs(out) -> None:
+    """Numpy mode: outputs must be numpy arrays or numpy symbols (a legacy Symbol is rejected)."""
+    from ..symbol.graph import Symbol, _Symbol
+    if isinstance(out, Symbol) and not isinstance(out, _Symbol):
+        raise TypeError("Block's output ndarrays/symbols must be of type `mxnet.numpy.ndarray` or "
+                        f"`mxnet.symbol.numpy._Symbol`, while got output type {type(out)}")
+    if isinstance(out, (list, tuple)):
+        for o in out:
+            _check_outputs(o)

@@ -6,10 +6,10 @@ trace → `forward` inline (recorded into the outer graph); top level → the ca
 from __future__ import annotations
 
 import enum
+import threading
 import warnings
 from typing import Any
 
-import numpy as _onp
 
 from ..base import DeferredInitializationError
 from ..compiler.cached_op import CachedOp
@@ -21,6 +21,9 @@ from ._op_hook import wrap_callback
 from .nested import flatten, format_matches, regroup
 from .parameter import Parameter, _known
 
+# one re-entrant lock for the rare slow paths (first call, graph capture, cache build): the
+# steady state of a hybridized block takes no lock
+_BUILD_LOCK = threading.RLock()
 _DEACTIVATE = "Currently the model has been hybridized. Automatically deactivate the hybridization"
 
 
@@ -179,10 +182,12 @@ class HybridBlock(Block):
             raise ValueError("In HybridBlock, there must be one NDArray in the input. "
                              "Please check the type of the args.\n")
         if not self._called_infer_shape_already:
-            self.infer_shape(x, *args)
-            for p in self._reg_params.values():
-                p._finish_deferred_init()
-            self._called_infer_shape_already = True
+            with _BUILD_LOCK:           # concurrent first calls must initialise only once
+                if not self._called_infer_shape_already:
+                    self.infer_shape(x, *args)
+                    for p in self._reg_params.values():
+                        p._finish_deferred_init()
+                    self._called_infer_shape_already = True
         if not self._active or _trace.is_deferred_compute():
             # imperative, or a child inlined into an outer capture
             return super().__call__(x, *args)
@@ -284,7 +289,9 @@ class HybridBlock(Block):
 
     def _call_cached_op(self, *args):
         if self._cached_op is None:
-            self._build_cache(*args)
+            with _BUILD_LOCK:
+                if self._cached_op is None:
+                    self._build_cache(*args)
         assert self._cached_op, ("Gluon failed to build the cache. This should never happen. "
                                  "Please submit an issue on Github "
                                  "https://github.com/apache/incubator-mxnet.")
@@ -308,10 +315,10 @@ class HybridBlock(Block):
         return regroup([ndarray(o) for o in outs], self._out_format)[0]
 
     # -- export / optimisation / hooks ----------------------------------------------------------
-    def export(self, path: str | None, epoch: int = 0, remove_amp_cast: bool = True,
-               format: str = "2.x"):
+    def export(self, path: str | None, epoch: int = 0, remove_amp_cast: bool = True):
+        """Write `path-symbol.json` + `path-EEEE.params` (or return them for path=None)."""
         from .export import export
-        return export(self, path, epoch, remove_amp_cast, format)
+        return export(self, path, epoch, remove_amp_cast)
 
     def optimize_for(self, x, *args, backend: str | None = None, clear: bool = False,
                      partition_if_dynamic: bool = True, static_alloc: bool = False,

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import uuid
 import warnings
-from typing import Any
 
 import numpy as _onp
 
@@ -98,15 +97,14 @@ class Parameter:
     def shape(self, new_shape) -> None:
         if isinstance(new_shape, int):
             new_shape = (new_shape,)
-        new_shape = tuple(new_shape)
         if self._shape is None:
-            self._shape = new_shape
+            self._shape = tuple(new_shape)
             return
         ok = len(self._shape) == len(new_shape) and \
-            all(i in (-1, 0, j) for i, j in zip(self._shape, new_shape))
+            all(j in (-1, 0, i) for i, j in zip(new_shape, self._shape))
         assert ok, (f"Expected shape {new_shape} is incompatible with given shape "
-                    f"{self.shape} for Parameter {self.name}.")
-        self._shape = new_shape
+                    f"{self._shape} for Parameter {self.name}.")
+        self._shape = tuple(new_shape)
 
     @property
     def stype(self) -> str:

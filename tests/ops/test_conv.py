@@ -194,3 +194,26 @@ def test_conv_speed_resnet_like_layer():
 ])
 def test_fixture(version, name):
     check_fixture(version, name)
+
+
+@pytest.mark.parametrize("version,name", [
+    ("mxnet-1.9.1", "mini_resnet_v1"), ("mxnet-1.9.1", "mini_mobilenet_v2"),
+    ("mxnet-1.9.1", "deconv2d"), ("mxnet-1.9.1", "activations"),
+    ("mxnet-1.9.1", "batchnorm_variants"), ("mxnet-2.0.0b1", "nn_layers_2"),
+])
+def test_fixture_with_out_buffers(version, name):
+    """Plan.specialize hands preallocated `out=` buffers to the kernels that accept them."""
+    from fixture_util import load_fixture
+    from framework.compiler import Plan
+    from nn_testutil import fixture_ops
+    from framework.ops.registry import has_op
+    if not all(has_op(op) for op in fixture_ops(version, name)):
+        pytest.skip("fixture needs an unregistered op")
+    sym, params, inputs, expected = load_fixture(version, name)
+    names = sym.list_inputs()
+    feed = {**params, **inputs}
+    args = [np.asarray(feed[n]) for n in names]
+    fn = Plan(sym, names).specialize(args)
+    fn(*args)
+    for o, e in zip(fn(*args), expected):
+        np.testing.assert_allclose(o, e, rtol=RTOL, atol=ATOL)
