@@ -1,6 +1,7 @@
 """`create_app(settings)`: the FastAPI application (routers, lifespan, error handlers)."""
 from __future__ import annotations
 
+import inspect as _pyinspect
 import logging
 from contextlib import asynccontextmanager
 
@@ -10,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import __version__, logs
+from . import __version__, fastpath, logs
 from .core import Core
 from .errors import ServiceError
 from .middleware import LimitsMiddleware
@@ -52,6 +53,16 @@ def install_error_handlers(app: FastAPI) -> None:
         return _error(500, f"internal server error: {type(e).__name__}: {e}"[:2000])
 
 
+class HybridServeApp(FastAPI):
+    """FastAPI with the infer hot path answered before routing (see fastpath.py)."""
+
+    async def __call__(self, scope, receive, send) -> None:
+        m = fastpath.match(scope)
+        if m is not None:
+            return await fastpath.handle(self.state.core, m, scope, receive, send)
+        return await super().__call__(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     logs.configure(settings.log_level, settings.log_json)
@@ -66,10 +77,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await core.stop()
 
-    app = FastAPI(title="hybridserve", version=__version__, lifespan=lifespan,
+    extra = {}
+    if "telemetry" in _pyinspect.signature(FastAPI.__init__).parameters:
+        # FastAPI's native OpenTelemetry wraps every request; we export Prometheus ourselves
+        extra["telemetry"] = {"tracing": False, "metrics": False, "logs": False,
+                              "operation_spans": False}
+    app = HybridServeApp(title="hybridserve", version=__version__, lifespan=lifespan,
                   description="MXNet models on NumPy, served over the Open Inference Protocol "
                               "v2 (KServe/Triton) with Triton's binary tensor and repository "
-                              "extensions.")
+                              "extensions.", **extra)
     app.state.core = core
     install_error_handlers(app)
     # stats before metadata: /v2/models/stats must not match /v2/models/{name}

@@ -155,7 +155,7 @@ class Batcher:
         return taken
 
     async def _call(self, arrays: list[np.ndarray], n: int):
-        if self._inline(n):
+        if self._inline(n):      # cheaper than a thread hop; arrivals queue up meanwhile
             return _timed(self._run, arrays)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, _timed, self._run, arrays)

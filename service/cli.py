@@ -33,6 +33,8 @@ def serve(args: argparse.Namespace) -> int:
         # workers are separate processes: hand them the settings through the environment
         for k, v in overrides.items():
             os.environ[f"HYBRIDSERVE_{k.upper()}"] = str(v)
+        if settings.poll_interval_s <= 0:       # keep the workers' registries in step
+            os.environ["HYBRIDSERVE_POLL_INTERVAL_S"] = "2"
         uvicorn.run("service.app:create_app_from_env", factory=True, workers=settings.workers,
                     **common)
     else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -22,6 +23,7 @@ from .settings import Settings
 from .store import ModelStore
 
 log = logging.getLogger("hybridserve.core")
+_timeout = getattr(asyncio, "timeout", None)
 
 
 def _timed(fn, arrays):
@@ -40,11 +42,16 @@ class Core:
         self.registry = Registry(self.store, settings, self.metrics, self.infer_pool)
         self._mgmt_locks: dict[str, asyncio.Lock] = {}
         self._blas_limit = None
+        self._poller: asyncio.Task | None = None
+        self._old_switch: float | None = None
 
     def mgmt_lock(self, name: str) -> asyncio.Lock:
         return self._mgmt_locks.setdefault(name, asyncio.Lock())
 
     async def start(self) -> None:
+        if self.settings.gil_switch_interval_s > 0:
+            self._old_switch = sys.getswitchinterval()
+            sys.setswitchinterval(self.settings.gil_switch_interval_s)
         if self.settings.blas_threads:
             from threadpoolctl import threadpool_limits
             self._blas_limit = threadpool_limits(self.settings.blas_threads)
@@ -55,10 +62,24 @@ class Core:
         all_ops()
         if self.settings.load_on_startup:
             await self.registry.load_all()
+        if self.settings.poll_interval_s > 0:
+            self._poller = asyncio.get_running_loop().create_task(self._poll())
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.poll_interval_s)
+            try:
+                await self.registry.sync()
+            except Exception:  # noqa: BLE001 - polling must survive anything
+                log.exception("store poll failed")
 
     async def stop(self) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
         await self.registry.close()
         self.infer_pool.shutdown(wait=True)
+        if self._old_switch is not None:
+            sys.setswitchinterval(self._old_switch)
 
     # -- inference -----------------------------------------------------------------------------
     async def infer(self, name: str, version: str | None,
@@ -136,8 +157,11 @@ class Core:
         if not t:
             return await aw
         try:
+            if _timeout is not None:       # 3.11+: a timer handle, no extra task per request
+                async with _timeout(t):
+                    return await aw
             return await asyncio.wait_for(aw, t)
-        except asyncio.TimeoutError:
+        except (asyncio.TimeoutError, TimeoutError):
             raise Timeout(f"inference did not finish within {t} s") from None
 
     # -- inspection ----------------------------------------------------------------------------

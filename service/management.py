@@ -16,7 +16,7 @@ from typing import BinaryIO
 
 from .config import ModelConfig, parse_config
 from .core import Core
-from .errors import BadRequest, NotFound, PayloadTooLarge
+from .errors import BadRequest, Conflict, NotFound, PayloadTooLarge
 from .runner import Runner
 from .store import check_filename, check_name, check_version, find_files
 
@@ -70,7 +70,7 @@ async def upload(core: Core, name: str, symbol: BinaryIO, params: BinaryIO | Non
             effective = cfg if cfg is not None else store.read_config(name)
             v = version or store.next_version(name)
             if v in store.versions(name):
-                raise BadRequest(f"model '{name}' already has version {v}")
+                raise Conflict(f"model '{name}' already has version {v}")
             runner = await _validate(core, name, v, staged, effective)
             store.commit_version(name, staged, v, config=cfg)
         except BaseException:

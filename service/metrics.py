@@ -41,6 +41,10 @@ class Metrics:
         self.http = Counter("hybridserve_http_responses", "HTTP responses by status class",
                             ("code",), registry=r)
         self._children: dict[tuple, tuple] = {}
+        self._http = {c: self.http.labels(c) for c in ("1xx", "2xx", "3xx", "4xx", "5xx")}
+
+    def http_class(self, status: int):
+        return self._http.get(f"{status // 100}xx") or self.http.labels(f"{status // 100}xx")
 
     def model(self, name: str, version: str) -> tuple:
         """(requests, latency, queue, batch) children for one model version."""

@@ -16,7 +16,7 @@ class BodyTooLarge(PayloadTooLarge):
 class LimitsMiddleware:
     def __init__(self, app, max_body: int, max_upload: int, metrics: Metrics):
         self.app, self.max_body, self.max_upload = app, max_body, max_upload
-        self.counters = {c: metrics.http.labels(c) for c in ("2xx", "3xx", "4xx", "5xx")}
+        self.metrics = metrics
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -49,9 +49,7 @@ class LimitsMiddleware:
             nonlocal started
             if msg["type"] == "http.response.start":
                 started = True
-                c = self.counters.get(f"{msg['status'] // 100}xx")
-                if c is not None:
-                    c.inc()
+                self.metrics.http_class(msg["status"]).inc()
             await send(msg)
 
         try:

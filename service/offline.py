@@ -1,4 +1,4 @@
-"""Offline subcommands (no server): summary, validate, predict, inspect.
+"""Offline subcommands (no server): summary, validate, predict, inspect, convert.
 
 Each takes a model either from a store (`--model-store DIR NAME [--version V]`) or from files
 (`--symbol F [--params F] [--config F]`), loads it exactly as the server does, and reports.
@@ -94,6 +94,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_convert(args: argparse.Namespace) -> int:
+    """Re-export a model (e.g. a 1.x export as 2.x: npz params, 2.x JSON) with the framework."""
+    r = _load(args)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    files = r.block.export(args.out, epoch=args.epoch, format=args.format)
+    print(orjson.dumps({"symbol": files[0], "params": files[1]}).decode())
+    return 0
+
+
 def add_commands(sub) -> None:
     p = sub.add_parser("summary", help="print a model's layer table")
     _add_model_args(p)
@@ -115,3 +124,10 @@ def add_commands(sub) -> None:
     p.add_argument("--monitor-all", action="store_true")
     p.add_argument("--max-values", type=int, default=0)
     p.set_defaults(func=cmd_inspect)
+    p = sub.add_parser("convert", help="re-export a model in MXNet 2.x or 1.x format")
+    _add_model_args(p)
+    p.add_argument("--out", required=True, help="output prefix (writes PREFIX-symbol.json, "
+                                                "PREFIX-NNNN.params)")
+    p.add_argument("--format", choices=["2.x", "1.x"], default="2.x")
+    p.add_argument("--epoch", type=int, default=0)
+    p.set_defaults(func=cmd_convert)

@@ -54,6 +54,7 @@ class Registry:
                                             thread_name_prefix="hybridserve-load")
         self.models: dict[str, dict[str, ModelVersion]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self.unloaded: set[str] = set()     # explicitly unloaded: polling leaves them alone
 
     def lock(self, name: str) -> asyncio.Lock:
         return self._locks.setdefault(name, asyncio.Lock())
@@ -93,8 +94,10 @@ class Registry:
                        if mv.state is State.READY), key=int)
 
     def all_ready(self) -> bool:
-        return all(mv.state is State.READY for e in self.models.values() for mv in e.values()
-                   if mv.state is not State.UNAVAILABLE)
+        """Server readiness: nothing is loading. A model that failed does not make the whole
+        server unready (it would never recover); its own ready endpoint reports it."""
+        return not any(mv.state is State.LOADING for e in self.models.values()
+                       for mv in e.values())
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def load_all(self) -> None:
@@ -105,13 +108,18 @@ class Registry:
                 log.error("model %s failed to load: %s", name, e.message)
         await asyncio.gather(*(one(n) for n in self.store.models()))
 
-    async def load(self, name: str, config: ModelConfig | None = None) -> list[ModelVersion]:
-        """(Re)load every version of a model from the store; raises if none becomes ready."""
+    async def load(self, name: str, config: ModelConfig | None = None,
+                   only: set[str] | None = None) -> list[ModelVersion]:
+        """(Re)load the versions of a model found in the store (all, or `only` those);
+        versions gone from disk are retired. Raises if none of them becomes ready."""
         check_name(name)
+        self.unloaded.discard(name)
         async with self.lock(name):
             versions = self.store.versions(name)
             if not versions:
                 raise NotFound(f"model '{name}' has no versions in the model store")
+            if only is not None:
+                versions = [v for v in versions if v in only]
             entries = self.models.setdefault(name, {})
             try:
                 cfg = config if config is not None else self.store.read_config(name)
@@ -120,7 +128,8 @@ class Registry:
                     entries[v] = ModelVersion(name, v, State.FAILED, e.message)
                 raise
             results = await asyncio.gather(*(self._load_version(name, v, cfg) for v in versions))
-            for v in [v for v in entries if v not in versions]:     # gone from disk
+            on_disk = set(self.store.versions(name))
+            for v in [v for v in entries if v not in on_disk]:     # gone from disk
                 await self._retire(entries.pop(v))
             self.metrics.loaded.set(self._count_ready())
             errors = [r for r in results if isinstance(r, ServiceError)]
@@ -213,6 +222,7 @@ class Registry:
                 if not self._on_disk(name):
                     raise NotFound(f"Model with name '{name}' does not exist.")
                 return
+            self.unloaded.add(name)
             for mv in entries.values():
                 if mv.runner is not None:
                     await self._retire(mv)
@@ -229,6 +239,28 @@ class Registry:
         if version is None or not entries:
             self.models.pop(name, None)
         self.metrics.loaded.set(self._count_ready())
+
+    async def sync(self) -> None:
+        """Poll mode (several workers share one store): load versions that appeared on disk,
+        drop those that vanished. Versions that failed stay failed until an explicit load."""
+        try:
+            on_disk = set(self.store.models())
+        except OSError:
+            return
+        for name in sorted(on_disk | set(self.models)):
+            if name in self.unloaded:
+                continue
+            entries = self.models.get(name, {})
+            disk = set(self.store.versions(name)) if name in on_disk else set()
+            if not disk:
+                if entries:
+                    await self.forget(name)
+                continue
+            if disk != set(entries):
+                try:
+                    await self.load(name, only=disk - set(entries))
+                except ServiceError as e:
+                    log.error("poll: loading %s failed: %s", name, e.message)
 
     def _count_ready(self) -> int:
         return sum(mv.state is State.READY for e in self.models.values() for mv in e.values())

@@ -10,6 +10,7 @@ import logging
 import math
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Callable
 
@@ -24,6 +25,10 @@ from .store import ModelFiles
 from .summary import graph_table
 
 log = logging.getLogger("hybridserve.runner")
+# MXNet's own SymbolBlock.imports warns this for every untyped data input; as noise in
+# server logs it only hides real problems
+warnings.filterwarnings("ignore", message="Cannot decide type for the following arguments",
+                        category=UserWarning)
 MAX_WARM_SIZES = 4
 
 
@@ -165,7 +170,8 @@ class Runner:
         except Exception as e:  # noqa: BLE001
             if explicit:
                 raise BadRequest(f"model does not run at its declared input shapes: {e}"[:2000]) from None
-            log.warning("warm-up of %s/%s skipped: %s", self.name, self.version, e)
+            log.info("warm-up of %s/%s at inferred shapes skipped (first request compiles): %s",
+                     self.name, self.version, e)
             self._build_blind()
 
     def _build_blind(self) -> None:

@@ -28,12 +28,18 @@ class Settings(BaseSettings):
 
     # model lifecycle
     load_on_startup: bool = True
+    # >0: re-scan the store every N s (versions added/removed by other workers or by hand);
+    # the CLI turns it on (2 s) when running several workers
+    poll_interval_s: float = 0.0
     load_threads: int = 2
     inference_threads: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
     # requests whose estimated compute is below this run on the event loop: a thread hop
     # costs more than a tiny MLP (0 disables)
     inline_max_flops: int = 2_000_000
     blas_threads: Optional[int] = None  # threadpoolctl limit for BLAS inside the server
+    # CPython's GIL hand-over interval (default 5 ms): an inference thread that re-takes the
+    # GIL after each NumPy kernel would otherwise wait behind the busy event loop every time
+    gil_switch_interval_s: float = 0.0002
     default_max_batch_size: int = 0    # used when a model has no config; 0 = no batching
     default_batch_delay_us: int = 500
     default_max_queue_size: int = 256  # per model; beyond it → 503 + Retry-After

@@ -64,4 +64,17 @@ def simplify_backend(sym: Symbol, args: dict | None = None, aux: dict | None = N
 def default_backend(sym: Symbol, args: dict | None = None, aux: dict | None = None, **opts):
     """The inference pipeline: every rewrite that keeps outputs within float32 tolerance."""
     sym, args, aux = simplify_backend(sym, args, aux)
-    return fold_bn_backend(sym, args, aux, **opts)
+    sym, args, aux = fold_bn_backend(sym, args, aux, **opts)
+    return channels_last_backend(sym, args, aux, **opts)
+
+
+@register_backend("channels_last", "NHWC")
+def channels_last_backend(sym: Symbol, args: dict | None = None, aux: dict | None = None, **_):
+    """Channels-last internal layout (GEMM-ready conv weights, unfolded BatchNorms as
+    precomputed affines), then bias/residual/activation fused into the conv epilogues."""
+    from .passes.fuse import fuse_epilogues
+    from .passes.layout import to_channels_last
+    out, params = to_channels_last(sym, {**(args or {}), **(aux or {})})
+    out = fuse_epilogues(out)
+    used = set(out.list_inputs())
+    return (out, *_split(out, {k: v for k, v in params.items() if k in used}))

@@ -10,7 +10,6 @@ import threading
 import warnings
 from typing import Any
 
-
 from ..base import DeferredInitializationError
 from ..compiler.cached_op import CachedOp
 from ..ndarray import ndarray
@@ -72,7 +71,6 @@ class HybridBlock(Block):
         self._cached_graph: tuple = ()
         self._cached_op: CachedOp | None = None
         self._cached_op_args: list[tuple] = []
-        self._backend_params: dict[str, Parameter] = {}
         self._out_format = None
         self._in_format = None
         self._called_infer_shape_already = False
@@ -315,8 +313,16 @@ class HybridBlock(Block):
         return regroup([ndarray(o) for o in outs], self._out_format)[0]
 
     # -- export / optimisation / hooks ----------------------------------------------------------
-    def export(self, path: str | None, epoch: int = 0, remove_amp_cast: bool = True):
-        """Write `path-symbol.json` + `path-EEEE.params` (or return them for path=None)."""
+    def export(self, path: str | None, epoch: int = 0, remove_amp_cast: bool = True,
+               format: str = "2.x"):
+        """Write `path-symbol.json` + `path-EEEE.params` (or return them for path=None).
+
+        `format='1.x'` (a hybridserve extension) writes files real MXNet 1.x can load."""
+        if format == "1.x":
+            from ..symbol.legacy_export import export_legacy
+            return export_legacy(self, path, epoch, remove_amp_cast)
+        if format != "2.x":
+            raise ValueError(f"export format must be '2.x' or '1.x', got {format!r}")
         from .export import export
         return export(self, path, epoch, remove_amp_cast)
 

@@ -10,6 +10,11 @@ def write_atomic(path: str | os.PathLike, data: bytes) -> None:
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
     try:
+        try:           # mkstemp creates 0600: keep an existing file's mode, else rw-r--r--
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o644
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()

@@ -7,12 +7,12 @@ The file name extension is never consulted.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Union
 
 import numpy as np
 
+from .atomic import write_atomic
 from .errors import ParamsFormatError
 from .params_legacy import read_legacy, write_legacy
 from .params_npz import DEFAULT_MAX_BYTES, read_npy, read_npz, write_npz
@@ -82,27 +82,7 @@ def save_params(path: str | os.PathLike[str], arrays: Mapping[str, Any] | Sequen
         payload = write_legacy(arrays, version=legacy_version)
     else:
         raise ValueError(f"format must be 'npz' or 'legacy', not {format!r}")
-    target = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(target))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(target) + ".",
-                               suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        try:  # mkstemp makes 0600 files; keep an existing file's mode, else rw-r--r--
-            mode = os.stat(target).st_mode & 0o7777
-        except FileNotFoundError:
-            mode = 0o644
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    write_atomic(path, payload)
 
 
 def _need_dict(d: Any, what: str) -> Mapping[str, Any]:

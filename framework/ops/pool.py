@@ -164,17 +164,78 @@ def _pool_flops(a, ins, outs):
     return prod(outs[0]) * prod(a.kernel)
 
 
+def pool_nhwc(a, x, out=None):
+    """Max / avg / sum pooling of channels-last 2-D data (N, H, W, C) without a padded copy: per
+    kernel offset one np.maximum / np.add over that offset's valid output range (strided views
+    whose inner axis is the contiguous channel vector)."""
+    from .nhwc import _full_tap, taps
+    N, H, W, C = x.shape
+    t = a.pool_type
+    dt = x.dtype
+    if a.global_pool:
+        if t == "max":
+            return np.max(x, axis=(1, 2), keepdims=True, out=out)
+        r = np.sum(x, axis=(1, 2), keepdims=True, dtype=_acc(x), out=out if _acc(x) is None
+                   else None)
+        if t == "avg":
+            r /= r.dtype.type(H * W)
+        return r.astype(dt, copy=False)
+    k, stride, pad, osp = pool_geometry(a, (H, W))
+    lo = tuple(max((osp[i] - 1) * stride[i] + k[i] - (H, W)[i], 0) // 2 for i in range(2)) \
+        if a.pooling_convention == "same" else pad
+    oshape = (N,) + osp + (C,)
+    if out is None or out.shape != oshape or out.dtype != dt:
+        out = np.empty(oshape, dt)
+    tp = taps((H, W), osp, k, stride, lo, (1, 1))
+    full = _full_tap(tp, osp)
+    op = np.maximum if t == "max" else np.add
+    if full is not None:
+        np.copyto(out, x[(slice(None),) + full[3]])
+    elif t == "max":
+        out.fill(np.finfo(dt).min if dt.kind == "f" else np.iinfo(dt).min)
+    else:
+        out.fill(0)
+    for tap in tp:
+        if tap[2] is None or tap is full:
+            continue
+        o = out[(slice(None),) + tap[2]]
+        op(o, x[(slice(None),) + tap[3]], out=o)
+    if t == "avg":
+        inc = True if a.count_include_pad is None else a.count_include_pad
+        ch = _window_counts(H, k[0], stride[0], lo[0], osp[0], inc)
+        cw = _window_counts(W, k[1], stride[1], lo[1], osp[1], inc)
+        div = ch[:, None] * cw[None, :]
+        div = np.where(div > 0, div, 1).astype(dt)
+        if np.all(div == div.flat[0]):
+            out /= div.flat[0]
+        else:
+            out /= div[None, :, :, None]
+    return out
+
+
+def _nhwc_fast(a, x):
+    return (channel_last(a.layout) and x.ndim == 4 and a.pool_type in ("max", "avg", "sum")
+            and x.dtype.kind == "f")
+
+
 @register("Pooling", "_npx_pooling", attrs=POOL_ATTRS, num_outputs=_n_out,
           num_visible=1, output_names=("output", "workspace"), infer_shape=_pool_shape,
-          strict=True, flops=_pool_flops)
-def pooling(a, x):
+          strict=True, out=True, flops=_pool_flops)
+def pooling(a, x, out=None):
     """Pooling; max pooling also returns its (hidden) workspace output, as MXNet's CPU build."""
     if not 3 <= x.ndim <= 5:
         raise ShapeError(f"Pooling: input data should be 3-D, 4-D or 5-D, got {x.shape}")
+    if _nhwc_fast(a, x):
+        if a.pool_type == "lp" and a.p_value is None:
+            raise OperatorError("Pooling: p_value is required for lp pooling")
+        return pool_nhwc(a, x, out)
     if channel_last(a.layout):
         res = np.ascontiguousarray(to_channel_last(pool_nc(a, to_channel_first(x))))
     else:
         res = pool_nc(a, x)
+    if out is not None and out.shape == res.shape and out.dtype == res.dtype:
+        np.copyto(out, res)
+        res = out
     return (res, res) if _n_out(a) == 2 else res
 
 

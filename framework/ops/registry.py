@@ -12,6 +12,7 @@ array or a tuple of arrays (one per output, hidden outputs included). A kernel d
 from __future__ import annotations
 
 import difflib
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -145,13 +146,18 @@ def unique_ops() -> list[OpDef]:
 
 
 _loaded = False
+_load_lock = threading.RLock()
 
 
 def _ensure_loaded() -> None:
+    """Import every op family once; thread-safe (servers load models from several threads)."""
     global _loaded
-    if not _loaded:
-        _loaded = True
-        from . import catalog  # noqa: F401  (imports every op family module)
+    if _loaded:
+        return
+    with _load_lock:               # re-entrant: family modules may look ops up while importing
+        if not _loaded:
+            from . import catalog  # noqa: F401  (imports every op family module)
+            _loaded = True
 
 
 def check_inputs(op: OpDef, a: Attrs, n: int, node: str | None = None) -> None:

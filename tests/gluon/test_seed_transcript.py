@@ -31,7 +31,6 @@ import ast
 import json
 import os
 import re
-import sys
 import tempfile
 from pathlib import Path
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -44,7 +45,7 @@ def test_concurrent_requests_are_merged(server, http, mlp_ref):
     assert 'hybridserve_queue_time_seconds_count{model="mlp",version="1"}' in text
 
 
-def test_queue_full_is_503(http):
+def test_queue_full_is_503(server, http):
     files = {"symbol": ("s", (STORE / "mlp/1/mlp-symbol.json").read_bytes()),
              "params": ("p", (STORE / "mlp/1/mlp-0000.params").read_bytes()),
              "config": ("c", json.dumps({
@@ -52,15 +53,20 @@ def test_queue_full_is_503(http):
                  "dynamic_batching": {"max_queue_delay_microseconds": 400_000,
                                       "max_queue_size": 1}}))}
     assert http.post("/v2/repository/models/mlp_q/upload", files=files).status_code == 201
+    batcher = server.core.registry.get("mlp_q").batcher
+    run = batcher._run
+    batcher._run = lambda arrays: (time.sleep(0.3), run(arrays))[1]    # a slow model
+    batcher._inline = lambda n: False                                  # ... run in a thread
     body = infer_json("mlp_q", np.zeros((1, 512), np.float32))
     with ThreadPoolExecutor(2) as pool:
-        first = pool.submit(http.post, "/v2/models/mlp_q/infer", json=body)
-        import time
+        first = pool.submit(http.post, "/v2/models/mlp_q/infer", json=body)    # runs (0.3 s)
         time.sleep(0.1)
-        second = http.post("/v2/models/mlp_q/infer", json=body)
-        assert first.result().status_code == 200
-    assert second.status_code == 503
-    assert "queue" in second.json()["error"] and second.headers["retry-after"] == "1"
+        second = pool.submit(http.post, "/v2/models/mlp_q/infer", json=body)   # queued
+        time.sleep(0.1)
+        third = http.post("/v2/models/mlp_q/infer", json=body)                 # queue full
+        assert first.result().status_code == 200 and second.result().status_code == 200
+    assert third.status_code == 503
+    assert "queue" in third.json()["error"] and third.headers["retry-after"] == "1"
 
 
 def _run(arrays):
@@ -101,12 +107,13 @@ def test_batcher_bounded_queue_and_shape_groups():
     async def go():
         pool = ThreadPoolExecutor(1)
         seen = []
-        b = Batcher(lambda a: [a[0] + 0], pool, max_batch_size=8, max_delay_us=30_000,
-                    preferred=[4], max_queue=3, concurrency=1,
+        b = Batcher(lambda a: (time.sleep(0.05), [a[0] + 0])[1], pool, max_batch_size=8,
+                    max_delay_us=30_000, preferred=[4], max_queue=3, concurrency=1,
                     on_execution=lambda size, ns, n: seen.append(size))
         b.start()
-        tasks = [asyncio.create_task(b.submit([np.zeros((1, 2 + i % 2))], 1)) for i in range(3)]
-        await asyncio.sleep(0)
+        # the first runs at once (idle model); the other three queue behind it
+        tasks = [asyncio.create_task(b.submit([np.zeros((1, 2 + (i == 1)))], 1)) for i in range(4)]
+        await asyncio.sleep(0.01)
         with pytest.raises(Unavailable):
             await b.submit([np.zeros((1, 2))], 1)
         res = await asyncio.gather(*tasks)
@@ -115,5 +122,25 @@ def test_batcher_bounded_queue_and_shape_groups():
         return res, seen
 
     res, seen = asyncio.run(go())
-    assert [r[0][0].shape for r in res] == [(1, 2), (1, 3), (1, 2)]
-    assert sorted(seen) == [1, 2]        # shapes (·,2) merged, (·,3) ran on its own
+    assert [r[0][0].shape for r in res] == [(1, 2), (1, 3), (1, 2), (1, 2)]
+    assert seen == [1, 1, 2]       # queued (·,2) requests merged; (·,3) ran on its own
+
+
+def test_concurrent_unbatched_requests_get_their_own_results(server, http):
+    """lenet has no dynamic batching: requests run concurrently on the inference threads,
+    sharing one warm cached op; every client must still get exactly its own result."""
+    xs = [np.random.default_rng(200 + i).standard_normal((2 + i % 3, 1, 28, 28)).astype(np.float32)
+          for i in range(24)]
+    serial = []
+    for x in xs:
+        r = http.post("/v2/models/lenet/infer", json=infer_json("lenet", x))
+        serial.append(np.array(r.json()["outputs"][0]["data"]).reshape(len(x), 10))
+
+    async def go():
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as c:
+            return await asyncio.gather(*(c.post("/v2/models/lenet/infer",
+                                                 json=infer_json("lenet", x)) for x in xs))
+
+    for ref, r in zip(serial, asyncio.run(go())):
+        assert r.status_code == 200
+        np.testing.assert_array_equal(np.array(r.json()["outputs"][0]["data"]).reshape(ref.shape), ref)

@@ -83,3 +83,19 @@ def test_offline_predict(tmp_path, capsys):
                  "--output", str(tmp_path / "y.npz")]) == 0
     y = np.load(tmp_path / "y.npz")
     np.testing.assert_allclose(y[y.files[0]], io["output"], rtol=1e-4, atol=1e-5)
+
+
+def test_offline_convert_1x_to_2x(tmp_path, capsys):
+    from service.cli import main
+    fx = ROOT / "tests/fixtures/mxnet-1.9.1"
+    io = np.load(fx / "fc_flatten-io.npz")
+    assert main(["convert", "--symbol", str(fx / "fc_flatten-symbol.json"), "--params",
+                 str(fx / "fc_flatten-0000.params"), "--out", str(tmp_path / "fc2")]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "fc2-0000.params").read_bytes()[:2] == b"PK"      # 2.x npz
+    np.save(tmp_path / "x.npy", io["data"])
+    assert main(["predict", "--symbol", str(tmp_path / "fc2-symbol.json"), "--params",
+                 str(tmp_path / "fc2-0000.params"), "--input", str(tmp_path / "x.npy"),
+                 "--output", str(tmp_path / "y.npz")]) == 0
+    y = np.load(tmp_path / "y.npz")
+    np.testing.assert_allclose(y[y.files[0]], io["output"], rtol=1e-4, atol=1e-5)

@@ -5,6 +5,7 @@ Parameter names, order, deferred shapes and reprs follow Gluon 2.0 so that struc
 """
 from __future__ import annotations
 
+import uuid
 import warnings
 
 import numpy as _onp
@@ -120,7 +121,8 @@ class SyncBatchNorm(BatchNorm):
                           "mannually set num_devices", UserWarning, stacklevel=2)
             num_devices = 1
         self._kwargs = {"eps": epsilon, "momentum": momentum, "fix_gamma": not scale,
-                        "use_global_stats": use_global_stats, "ndev": num_devices}
+                        "use_global_stats": use_global_stats, "ndev": num_devices,
+                        "key": uuid.uuid4()}
 
     def _op_attrs(self) -> dict:
         # the BatchNorm op has no ndev/key attributes; they only matter for multi-GPU training
@@ -192,8 +194,9 @@ class InstanceNorm(_GammaBeta):
         return invoke("SwapAxis", [y], swap)
 
     def infer_shape(self, x, *args) -> None:
-        # MXNet 2 reads the channel count from axis 1 regardless of `axis`
-        self._set_channels(x.shape[1])
+        # MXNet 2 reads axis 1 whatever `axis` is (so axis != 1 only works there when both
+        # sizes agree); the normalised axis is the one that must match gamma/beta
+        self._set_channels(x.shape[self._axis])
 
 
 class GroupNorm(_GammaBeta):

@@ -1,0 +1,21 @@
+# Convenience targets; each maps to a script so machines without make work the same way.
+.PHONY: setup serve test interop bench bench-server demo-models
+
+setup:
+	bash scripts/setup.sh
+
+serve:
+	bash scripts/serve.sh
+
+test:
+	bash scripts/test.sh
+
+interop:            ## real-MXNet cross-checks (builds the MXNet venvs on first use)
+	bash tests/interop/run_all.sh
+
+bench:              ## framework benchmarks side by side with MXNet 1.9.1 (when its venv exists)
+	.venv/bin/python bench/mlp_bench.py
+	.venv/bin/python bench/zoo_bench.py --models resnet18_v1,resnet50_v1
+
+demo-models:        ## rebuild the demo models of model_store/ with hybridserve itself
+	.venv/bin/python -m service.demo model_store

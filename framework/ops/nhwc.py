@@ -1,0 +1,398 @@
+"""Internal channels-last kernels that the compiler's layout pass (compiler/passes/layout.py)
+rewrites 2-D convolutions and unfoldable BatchNorms into. Not MXNet operators: their names start
+with `_hs_`, their weights are stored GEMM-ready, and they carry a fused epilogue.
+
+`_hs_conv2d`: data (N, H, W, C) (or NCHW with data_layout='NCHW', for the graph's first conv),
+output (N, OH, OW, F). One im2col copy into a per-thread, zero-bordered scratch buffer (padding is
+never copied: each kernel tap copies only its valid output range, the border stays zero from the
+buffer's creation), then ONE sgemm (np.matmul with out=) against the pre-transformed weight,
+then the epilogue in place on the GEMM output: + bias, + residual (`with_sum`), activation.
+1x1 stride-1 convolutions are a plain GEMM on the input; depthwise convolutions are a
+multiply-add per kernel tap over contiguous channel vectors.
+
+`_hs_affine`: y = act(x * scale + shift) along one axis (an inference BatchNorm that could not be
+folded into a convolution, with its ReLU fused), in place on the output buffer.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from ..base import ShapeError
+from ._nnutil import CF, prod
+from .attrs import Bool, Int, Shape, Str
+from .registry import register
+
+ACTS = ("none", "relu", "clip", "sigmoid", "tanh")
+
+# -- per-thread scratch buffers ----------------------------------------------------------------
+_SCRATCH_BYTES = 96 << 20     # per thread; least recently used buffers are dropped beyond it
+_tls = threading.local()
+
+
+def scratch(key: tuple, shape: tuple, dtype, zero: bool = False) -> np.ndarray:
+    """A buffer private to this thread, reused across calls with the same key. With `zero`, it is
+    zero-filled once at creation and callers only ever write the same positions into it."""
+    cache: OrderedDict | None = getattr(_tls, "bufs", None)
+    if cache is None:
+        cache = _tls.bufs = OrderedDict()
+        _tls.nbytes = 0
+    k = (key, tuple(shape), np.dtype(dtype).str, zero)
+    buf = cache.get(k)
+    if buf is not None:
+        cache.move_to_end(k)
+        return buf
+    buf = np.zeros(shape, dtype) if zero else np.empty(shape, dtype)
+    cache[k] = buf
+    _tls.nbytes += buf.nbytes
+    while _tls.nbytes > _SCRATCH_BYTES and len(cache) > 1:
+        _, old = cache.popitem(last=False)
+        _tls.nbytes -= old.nbytes
+    return buf
+
+
+def clear_scratch() -> None:
+    """Drop this thread's scratch buffers (tests, memory measurements)."""
+    _tls.bufs = OrderedDict()
+    _tls.nbytes = 0
+
+
+# -- geometry ------------------------------------------------------------------------------
+def out_size(n, k, s, p, d):
+    return (n + 2 * p - (d * (k - 1) + 1)) // s + 1
+
+
+def tap_range(n, o, k_off, s, p):
+    """Output positions [o0, o1) whose input index o*s + k_off - p lies in [0, n), and the first
+    input index."""
+    lo = -(-(p - k_off) // s) if p > k_off else 0
+    hi = min(o, (n - 1 + p - k_off) // s + 1) if n - 1 + p - k_off >= 0 else 0
+    lo = min(lo, o)
+    hi = max(hi, lo)
+    return lo, hi, lo * s + k_off - p
+
+
+def taps(sp, osp, k, stride, pad, dilate):
+    """For each kernel tap (i, j): (i, j, output slices, input slices) over the valid range."""
+    res = []
+    for i in range(k[0]):
+        r0, r1, ih = tap_range(sp[0], osp[0], i * dilate[0], stride[0], pad[0])
+        for j in range(k[1]):
+            c0, c1, iw = tap_range(sp[1], osp[1], j * dilate[1], stride[1], pad[1])
+            if r1 <= r0 or c1 <= c0:
+                res.append((i, j, None, None))
+                continue
+            osl = (slice(r0, r1), slice(c0, c1))
+            isl = (slice(ih, ih + (r1 - r0 - 1) * stride[0] + 1, stride[0]),
+                   slice(iw, iw + (c1 - c0 - 1) * stride[1] + 1, stride[1]))
+            res.append((i, j, osl, isl))
+    return res
+
+
+def _full_tap(tp, osp):
+    for t in tp:
+        osl = t[2]
+        if osl is not None and osl[0] == slice(0, osp[0]) and osl[1] == slice(0, osp[1]):
+            return t
+    return None
+
+
+# -- epilogue ------------------------------------------------------------------------------
+def apply_act(y: np.ndarray, act: str, lo: float = 0.0, hi: float = 6.0) -> np.ndarray:
+    """Activation in place on y."""
+    if act == "relu":
+        np.maximum(y, y.dtype.type(0), out=y)
+    elif act == "clip":
+        np.maximum(y, y.dtype.type(lo), out=y)
+        np.minimum(y, y.dtype.type(hi), out=y)
+    elif act == "sigmoid":
+        with np.errstate(over="ignore"):
+            np.negative(y, out=y)
+            np.exp(y, out=y)
+            y += 1
+            np.reciprocal(y, out=y)
+    elif act == "tanh":
+        np.tanh(y, out=y)
+    return y
+
+
+# -- convolution ---------------------------------------------------------------------------
+def im2col_nhwc(x, cols, tp):
+    """cols (N, OH, OW, kh, kw, *ct) ← windows of x (N, H, W, *ct); cols' border stays zero."""
+    for i, j, osl, isl in tp:
+        if osl is not None:
+            cols[(slice(None),) + osl + (i, j)] = x[(slice(None),) + isl]
+
+
+def prepare_weight(w: np.ndarray, groups: int, data_layout: str = "NHWC") -> np.ndarray:
+    """MXNet OIHW weight → the `_hs_conv2d` layout (done once, at optimisation time).
+    groups == 1: (kh·kw·C, F) ((c, kh, kw) order for NCHW data); depthwise (C/g == 1):
+    (kh, kw, C, m); other groups: (g, kh·kw·Cg, F/g)."""
+    F, Cg, kh, kw = w.shape
+    if groups == 1:
+        if data_layout == "NCHW":
+            return np.ascontiguousarray(w.reshape(F, Cg * kh * kw).T)
+        return np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(kh * kw * Cg, F))
+    if Cg == 1:
+        m = F // groups
+        return np.ascontiguousarray(w.reshape(groups, m, kh, kw).transpose(2, 3, 0, 1))
+    fg = F // groups
+    return np.ascontiguousarray(
+        w.reshape(groups, fg, Cg, kh, kw).transpose(0, 3, 4, 2, 1).reshape(groups, kh * kw * Cg, fg))
+
+
+_COLS_BYTES = 24 << 20          # im2col working set per chunk of samples
+
+# Winograd F(2x2, 3x3): Y = Aᵀ [(G g Gᵀ) ⊙ (Bᵀ d B)] A on 4x4 input tiles, 2x2 output tiles
+_WG = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]])
+
+
+def winograd_ok(k, stride, pad, dilate, groups) -> bool:
+    return (tuple(k) == (3, 3) and tuple(stride) == (1, 1) and tuple(pad) == (1, 1)
+            and tuple(dilate) == (1, 1) and groups == 1)
+
+
+def prepare_winograd_weight(w: np.ndarray) -> np.ndarray:
+    """OIHW 3x3 weight → (16, C, F): the 4x4 transformed kernels G g Gᵀ, GEMM-ready."""
+    u = np.einsum("ik,fckl,jl->ijcf", _WG, w.astype(np.float64), _WG)
+    F, C = w.shape[:2]
+    return np.ascontiguousarray(u.reshape(16, C, F).astype(w.dtype))
+
+
+def _winograd(x, w, b, out):
+    """3x3 / stride 1 / pad 1 convolution of NHWC x by Winograd F(2x2, 3x3): 8 vectorised adds
+    transform the input tiles, one batched matmul (16 GEMMs of (tiles, C) x (C, F)), 8 adds
+    transform back straight into the output; the bias joins the centre element of the product
+    (it reaches all four outputs of a tile). 2.25x fewer multiplies than im2col + GEMM."""
+    N, H, W, C = x.shape
+    F = w.shape[2]
+    th, tw = (H + 1) // 2, (W + 1) // 2
+    step = max(1, min(N, _COLS_BYTES // max(1, 16 * th * tw * max(C, F) * x.itemsize)))
+    even = H % 2 == 0 and W % 2 == 0
+    for n0 in range(0, N, step):
+        n1 = min(N, n0 + step)
+        n = n1 - n0
+        T = n * th * tw
+        key = ("wino", n, H, W, C)
+        xp = scratch(key, (n, 2 * th + 2, 2 * tw + 2, C), x.dtype, zero=True)
+        xp[:, 1:H + 1, 1:W + 1] = x[n0:n1]
+        s = xp.strides
+        # rows[i] (n, th, tw, 4, C): input row 2*ti + i, columns 2*tj + j for j = 0..3
+        rows = [np.lib.stride_tricks.as_strided(
+            xp[:, i:], (n, th, tw, 4, C), (s[0], 2 * s[1], 2 * s[2], s[2], s[3]), writeable=False)
+            for i in range(4)]
+        t = scratch(("wino_t", T, C), (4, n, th, tw, 4, C), x.dtype)
+        np.subtract(rows[0], rows[2], out=t[0])
+        np.add(rows[1], rows[2], out=t[1])
+        np.subtract(rows[2], rows[1], out=t[2])
+        np.subtract(rows[1], rows[3], out=t[3])
+        v = scratch(("wino_v", T, C), (4, 4, T, C), x.dtype)
+        tc = t.reshape(4, T, 4, C)
+        np.subtract(tc[:, :, 0], tc[:, :, 2], out=v[:, 0])
+        np.add(tc[:, :, 1], tc[:, :, 2], out=v[:, 1])
+        np.subtract(tc[:, :, 2], tc[:, :, 1], out=v[:, 2])
+        np.subtract(tc[:, :, 1], tc[:, :, 3], out=v[:, 3])
+        m = scratch(("wino_m", T, F), (16, T, F), out.dtype)
+        np.matmul(v.reshape(16, T, C), w, out=m)
+        if b is not None:
+            m[5] += b
+        m4 = m.reshape(4, 4, T, F)
+        sc = scratch(("wino_s", T, F), (2, 4, T, F), out.dtype)
+        np.add(m4[0], m4[1], out=sc[0])
+        sc[0] += m4[2]
+        np.subtract(m4[1], m4[2], out=sc[1])
+        sc[1] -= m4[3]
+        if even:
+            y = out[n0:n1]
+        else:
+            y = scratch(("wino_y", n, th, tw, F), (n, 2 * th, 2 * tw, F), out.dtype)
+        yv = y.reshape(n, th, 2, tw, 2, F).transpose(2, 4, 0, 1, 3, 5)   # (a, b, n, th, tw, F)
+        s5 = sc.reshape(2, 4, n, th, tw, F)
+        y0, y1 = yv[:, 0], yv[:, 1]
+        np.add(s5[:, 0], s5[:, 1], out=y0)
+        y0 += s5[:, 2]
+        np.subtract(s5[:, 1], s5[:, 2], out=y1)
+        y1 -= s5[:, 3]
+        if not even:
+            out[n0:n1] = y[:, :H, :W]
+
+
+def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="none",
+                lo=0.0, hi=6.0, data_layout="NHWC", out=None):
+    if data_layout == "NCHW":
+        N, C, H, W = x.shape
+    else:
+        N, H, W, C = x.shape
+    F = num_filter
+    osp = (out_size(H, k[0], stride[0], pad[0], dilate[0]),
+           out_size(W, k[1], stride[1], pad[1], dilate[1]))
+    if osp[0] <= 0 or osp[1] <= 0:
+        raise ShapeError(f"Convolution: kernel {tuple(k)} does not fit input {(H, W)} padded by "
+                         f"{tuple(pad)}")
+    if C % groups:
+        raise ShapeError(f"Convolution: {C} channels are not divisible by num_group={groups}")
+    dt = np.result_type(x.dtype, w.dtype)
+    oshape = (N,) + osp + (F,)
+    if out is None or out.shape != oshape or out.dtype != dt or not out.flags.c_contiguous:
+        out = np.empty(oshape, dt)
+    P = osp[0] * osp[1]
+    o2 = out.reshape(N * P, F)
+    Cg = C // groups
+    one = k[0] == 1 and k[1] == 1 and not any(pad)
+    if groups == 1 and data_layout == "NCHW":
+        _conv_nchw_in(x, w, k, stride, pad, dilate, osp, out)
+    elif groups == 1 and w.ndim == 3:
+        _winograd(x, w, b, out)
+        b = None
+    elif groups == 1 and one:
+        xs = x[:, ::stride[0], ::stride[1]] if stride != (1, 1) else x
+        if not xs.flags.c_contiguous:
+            buf = scratch(("1x1",), xs.shape, x.dtype)
+            np.copyto(buf, xs)
+            xs = buf
+        np.matmul(xs.reshape(N * P, C), w, out=o2)
+    elif groups == 1:
+        K = k[0] * k[1] * C
+        tp = taps((H, W), osp, k, stride, pad, dilate)
+        step = max(1, min(N, _COLS_BYTES // max(1, P * K * x.itemsize)))
+        key = ("cols", H, W, tuple(k), tuple(stride), tuple(pad), tuple(dilate))
+        for n0 in range(0, N, step):
+            n1 = min(N, n0 + step)
+            cols = scratch(key, (n1 - n0,) + osp + (k[0], k[1], C), x.dtype, zero=True)
+            im2col_nhwc(x[n0:n1], cols, tp)
+            np.matmul(cols.reshape((n1 - n0) * P, K), w, out=o2[n0 * P:n1 * P])
+    elif Cg == 1:
+        _depthwise_nhwc(x, w, k, stride, pad, dilate, osp, out)
+    else:
+        _grouped_nhwc(x, w, k, stride, pad, dilate, groups, osp, out)
+    if b is not None:
+        o2 += b
+    if res is not None:
+        out += res
+    if act != "none":
+        apply_act(out, act, lo, hi)
+    return out
+
+
+def _conv_nchw_in(x, w, k, stride, pad, dilate, osp, out):
+    """groups == 1 with NCHW data (the graph's input): im2col in (C, kh, kw, OH, OW) order, whose
+    copies run along contiguous input rows, then out (P, F) = colsᵀ · w."""
+    N, C, H, W = x.shape
+    P = osp[0] * osp[1]
+    K = C * k[0] * k[1]
+    tp = taps((H, W), osp, k, stride, pad, dilate)
+    key = ("colsT", C, H, W, tuple(k), tuple(stride), tuple(pad), tuple(dilate))
+    cols = scratch(key, (C, k[0], k[1]) + osp, x.dtype, zero=True)
+    for n in range(N):
+        xn = x[n]
+        for i, j, osl, isl in tp:
+            if osl is not None:
+                cols[(slice(None), i, j) + osl] = xn[(slice(None),) + isl]
+        np.matmul(cols.reshape(K, P).T, w, out=out[n].reshape(P, -1))
+
+
+def _depthwise_nhwc(x, w, k, stride, pad, dilate, osp, out):
+    """Depthwise (C/g == 1, channel multiplier m): per kernel tap, one multiply into a scratch
+    and one add into the output, over the tap's valid output range (no padded copy)."""
+    N, H, W, C = x.shape
+    m = w.shape[3]
+    o = out.reshape(N, osp[0], osp[1], C, m)
+    xv = x[..., None]                                  # (N, H, W, C, 1): broadcast over m
+    tp = taps((H, W), osp, k, stride, pad, dilate)
+    full = _full_tap(tp, osp)
+    if full is None:
+        o[...] = 0
+    else:
+        i, j, osl, isl = full
+        np.multiply(xv[(slice(None),) + isl], w[i, j], out=o)
+    tmp = scratch(("dw",), o.shape, out.dtype)
+    for t in tp:
+        i, j, osl, isl = t
+        if osl is None or t is full:
+            continue
+        idx = (slice(None),) + osl
+        tv = tmp[idx]
+        np.multiply(xv[(slice(None),) + isl], w[i, j], out=tv)
+        o[idx] += tv
+
+
+def _grouped_nhwc(x, w, k, stride, pad, dilate, groups, osp, out):
+    """General groups: im2col in (g, N, OH, OW, kh, kw, Cg) order, one batched matmul over the
+    groups, one transposing copy into the (N, OH, OW, g, F/g) output."""
+    N, H, W, C = x.shape
+    Cg = C // groups
+    fg = w.shape[2]
+    P = osp[0] * osp[1]
+    K = k[0] * k[1] * Cg
+    tp = taps((H, W), osp, k, stride, pad, dilate)
+    key = ("gcols", N, H, W, tuple(k), tuple(stride), tuple(pad), tuple(dilate), groups)
+    cols = scratch(key, (groups, N) + osp + (k[0], k[1], Cg), x.dtype, zero=True)
+    im2col_nhwc(x.reshape(N, H, W, groups, Cg).transpose(3, 0, 1, 2, 4)
+                .reshape(groups * N, H, W, Cg), cols.reshape((groups * N,) + cols.shape[2:]), tp)
+    res = np.matmul(cols.reshape(groups, N * P, K), w)          # (g, NP, F/g)
+    out.reshape(N * P, groups, fg)[...] = res.transpose(1, 0, 2)
+
+
+def _hs_conv_inputs(a):
+    names = ["data", "weight"]
+    if not a.no_bias:
+        names.append("bias")
+    if a.with_sum:
+        names.append("sum")
+    return names
+
+
+def _hs_conv_shape(a, s):
+    x = tuple(s[0])
+    if a.data_layout == "NCHW":
+        N, _, H, W = x
+    else:
+        N, H, W, _ = x
+    stride, pad, dilate = a.stride or (1, 1), a.pad or (0, 0), a.dilate or (1, 1)
+    return [(N, out_size(H, a.kernel[0], stride[0], pad[0], dilate[0]),
+             out_size(W, a.kernel[1], stride[1], pad[1], dilate[1]), a.num_filter)]
+
+
+def _hs_conv_flops(a, ins, outs):
+    x = ins[0]
+    C = x[1] if a.data_layout == "NCHW" else x[-1]
+    return 2 * prod(outs[0]) * (C // a.num_group) * prod(a.kernel)
+
+
+HS_CONV_ATTRS = {"kernel": Shape(), "stride": Shape((1, 1)), "pad": Shape((0, 0)),
+                 "dilate": Shape((1, 1)), "num_filter": Int(), "num_group": Int(1),
+                 "no_bias": Bool(False), "with_sum": Bool(False),
+                 "act_type": Str("none", choices=ACTS), "a_min": CF(0.0), "a_max": CF(6.0),
+                 "data_layout": Str("NHWC", choices=("NHWC", "NCHW"))}
+
+
+@register("_hs_conv2d", attrs=HS_CONV_ATTRS, inputs=_hs_conv_inputs, infer_shape=_hs_conv_shape,
+          strict=True, out=True, flops=_hs_conv_flops)
+def hs_conv2d(a, x, w, *rest, out=None):
+    """Channels-last 2-D convolution with GEMM-ready weight and fused bias/residual/activation."""
+    rest = list(rest)
+    b = None if a.no_bias else rest.pop(0)
+    res = rest.pop(0) if a.with_sum else None
+    return conv2d_nhwc(x, w, b, res, tuple(a.kernel), tuple(a.stride), tuple(a.pad),
+                       tuple(a.dilate), a.num_group, a.num_filter, a.act_type, a.a_min, a.a_max,
+                       a.data_layout, out)
+
+
+# -- fused affine (unfolded BatchNorm) + activation -------------------------------------------
+@register("_hs_affine", attrs={"axis": Int(-1), "act_type": Str("none", choices=ACTS),
+                               "a_min": CF(0.0), "a_max": CF(6.0)},
+          inputs=("data", "scale", "shift"), infer_shape=lambda a, s: [tuple(s[0])],
+          strict=True, out=True, flops=lambda a, i, o: 2 * prod(i[0]))
+def hs_affine(a, x, scale, shift, out=None):
+    """act(x * scale + shift), scale/shift broadcast along `axis`."""
+    ax = a.axis % x.ndim
+    bs = [1] * x.ndim
+    bs[ax] = x.shape[ax]
+    dt = x.dtype
+    if out is None or out.shape != x.shape or out.dtype != dt:
+        out = None
+    y = np.multiply(x, scale.reshape(bs), out=out)
+    y += shift.reshape(bs)
+    return apply_act(y, a.act_type, a.a_min, a.a_max)

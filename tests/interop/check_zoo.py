@@ -1,0 +1,63 @@
+"""Run MXNet 1.9.1's own model-zoo exports (from export_zoo_mx.py) in hybridserve and compare.
+
+    python tests/interop/check_zoo.py [DIR] [--models NAME ...]
+
+DIR defaults to artifacts/interop/zoo-1.9.1/. Each export is loaded with
+`SymbolBlock.imports` and run on the recorded input; the output must match MXNet's
+(rtol 1e-4 / atol 1e-5, or for deep nets max|Δ| <= 1e-4 * max(1, max|ref|)). Prints a table;
+exit status 1 on any mismatch or missing export.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+
+import numpy as onp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interop_util import compare, print_table  # noqa: E402
+from zoo_common import ARTIFACTS, ZOO_MODELS, file_stem  # noqa: E402
+
+import framework as mx  # noqa: E402
+from framework.gluon import SymbolBlock  # noqa: E402
+
+
+def check(name: str, d: str) -> list:
+    prefix = os.path.join(d, file_stem(name))
+    if not os.path.exists(prefix + "-io.npz"):
+        return [name, "MISSING", "", "", "", ""]
+    io = onp.load(prefix + "-io.npz")
+    t = time.time()
+    net = SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
+    out = net(mx.np.array(io["data"])).asnumpy()
+    dt = time.time() - t
+    ok, diff, rule = compare(out, io["output"])
+    ref_max = float(onp.max(onp.abs(io["output"])))
+    return [name, "ok" if ok else "MISMATCH", f"{diff:.2e}", f"{ref_max:.3g}", rule,
+            f"{dt:.1f}s"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dir", nargs="?", default=os.path.join(ARTIFACTS, "zoo-1.9.1"))
+    ap.add_argument("--models", nargs="*")
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+    rows = []
+    for name in args.models or ZOO_MODELS:
+        try:
+            rows.append(check(name, args.dir))
+        except Exception as e:  # noqa: BLE001  report and continue
+            rows.append([name, "ERROR", "", "", f"{type(e).__name__}: {str(e)[:80]}", ""])
+        print(" ".join(rows[-1][:3]), file=sys.stderr, flush=True)
+    print_table(rows, ["model (MXNet 1.9.1 export)", "hybridserve", "max|Δ|", "max|ref|",
+                       "rule", "time"])
+    return 0 if all(r[1] == "ok" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
