@@ -72,19 +72,23 @@ def _fill(arr: _onp.ndarray, values) -> None:
 
 
 def _sample(arr: _onp.ndarray, kind: str, a: float, b: float) -> None:
-    """Fill `arr` with U(a, b) or N(a, b) samples, drawn in float32 for float32/float16 arrays:
-    a big model's initialisation is dominated by sampling, and float64 draws cost twice."""
+    """Fill `arr` in place with U(a, b) or N(a, b) samples. Big models' initialisation is
+    dominated by sampling: float32 arrays are drawn in float32, straight into the array."""
     g = generator()
-    dt = _onp.float32 if arr.dtype in (_onp.float32, _onp.float16) else _onp.float64
-    if kind == "uniform":
-        v = g.random(arr.shape, dtype=dt)
-        v *= dt(b - a)
-        v += dt(a)
+    if arr.dtype in (_onp.float32, _onp.float64) and arr.flags.c_contiguous:
+        out, dt = arr, arr.dtype.type
     else:
-        v = g.standard_normal(arr.shape, dtype=dt)
-        v *= dt(b)
-        v += dt(a)
-    _fill(arr, v)
+        dt = _onp.float32 if arr.dtype == _onp.float16 else _onp.float64
+        out = _onp.empty(arr.shape, dt)
+    if kind == "uniform":
+        g.random(dtype=dt, out=out)
+        out *= dt(b - a)
+    else:
+        g.standard_normal(dtype=dt, out=out)
+        out *= dt(b)
+    out += dt(a)
+    if out is not arr:
+        _fill(arr, out)
 
 
 @register

@@ -17,6 +17,7 @@ from .errors import ServiceError
 from .middleware import LimitsMiddleware
 from .routers import (health, inference, inspect, metadata, metrics, models, repository, stats,
                       summary)
+from .routers import graph, ui                     # web console (issue 8)
 from .settings import Settings
 
 log = logging.getLogger("hybridserve.app")
@@ -91,6 +92,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # stats before metadata: /v2/models/stats must not match /v2/models/{name}
     for r in (health, stats, metadata, inference, repository, models, summary, inspect, metrics):
         app.include_router(r.router)
+    app.include_router(graph.router)                # console: graph for drawing
+    app.include_router(ui.router)                   # console: /ui and its assets
     app.add_middleware(LimitsMiddleware, max_body=settings.max_body_bytes,
                        max_upload=settings.max_upload_bytes, metrics=core.metrics)
     return app

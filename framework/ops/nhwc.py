@@ -105,8 +105,7 @@ def apply_act(y: np.ndarray, act: str, lo: float = 0.0, hi: float = 6.0) -> np.n
     if act == "relu":
         np.maximum(y, y.dtype.type(0), out=y)
     elif act == "clip":
-        np.maximum(y, y.dtype.type(lo), out=y)
-        np.minimum(y, y.dtype.type(hi), out=y)
+        np.clip(y, y.dtype.type(lo), y.dtype.type(hi), out=y)
     elif act == "sigmoid":
         with np.errstate(over="ignore"):
             np.negative(y, out=y)
@@ -126,11 +125,26 @@ def im2col_nhwc(x, cols, tp):
             cols[(slice(None),) + osl + (i, j)] = x[(slice(None),) + isl]
 
 
-def prepare_weight(w: np.ndarray, groups: int, data_layout: str = "NHWC") -> np.ndarray:
+def choose_algo(w_shape, k, stride, pad, dilate, groups, data_layout) -> str:
+    """The `_hs_conv2d` algorithm for a weight (F, C/g, kh, kw), decided from the weight alone."""
+    F, C = w_shape[:2]
+    if groups == 1 and data_layout == "NHWC" and tuple(stride) == (1, 1) \
+            and tuple(k) != (1, 1) and 2 * F <= C:
+        return "shift"
+    return "gemm"
+
+
+def prepare_weight(w: np.ndarray, groups: int, data_layout: str = "NHWC",
+                   algo: str = "gemm") -> np.ndarray:
     """MXNet OIHW weight → the `_hs_conv2d` layout (done once, at optimisation time).
-    groups == 1: (kh·kw·C, F) ((c, kh, kw) order for NCHW data); depthwise (C/g == 1):
-    (kh, kw, C, m); other groups: (g, kh·kw·Cg, F/g)."""
+    groups == 1: (kh·kw·C, F) ((c, kh, kw) order for NCHW data); "shift": (C, kh·kw·F);
+    "winograd": (16, C, F); depthwise (C/g == 1): (kh, kw, C, m); other groups:
+    (g, kh·kw·Cg, F/g)."""
     F, Cg, kh, kw = w.shape
+    if algo == "shift":
+        return np.ascontiguousarray(w.transpose(1, 2, 3, 0).reshape(Cg, kh * kw * F))
+    if algo == "winograd":
+        return prepare_winograd_weight(w)
     if groups == 1:
         if data_layout == "NCHW":
             return np.ascontiguousarray(w.reshape(F, Cg * kh * kw).T)
@@ -219,8 +233,37 @@ def _winograd(x, w, b, out):
             out[n0:n1] = y[:, :H, :W]
 
 
+def part_taps(tp, r0, r1, s):
+    """`tp` restricted to output rows [r0, r1), output slices relative to r0."""
+    res = []
+    for i, j, osl, isl in tp:
+        if osl is None:
+            continue
+        a, b = max(osl[0].start, r0), min(osl[0].stop, r1)
+        if a >= b:
+            continue
+        ih = isl[0].start + (a - osl[0].start) * s
+        res.append((i, j, (slice(a - r0, b - r0), osl[1]),
+                    (slice(ih, ih + (b - a - 1) * s + 1, s), isl[1])))
+    return res
+
+
+def _row_parts(N, OH, work):
+    """Split (batch, output rows) into parts for the helper threads: [(n0, n1, r0, r1)]."""
+    from . import _parallel
+    if N > 1:
+        k = _parallel.parts(N) if work > _MIN_PAR else 1
+        return [(a, b, 0, OH) for a, b in _parallel.split(N, k)]
+    k = _parallel.parts(OH) if work > _MIN_PAR else 1
+    return [(0, 1, a, b) for a, b in _parallel.split(OH, k)]
+
+
+_MIN_PAR = 1 << 17              # elements of work below which an op is not split
+
+
 def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="none",
-                lo=0.0, hi=6.0, data_layout="NHWC", out=None):
+                lo=0.0, hi=6.0, data_layout="NHWC", out=None, algo="gemm"):
+    from . import _parallel
     if data_layout == "NCHW":
         N, C, H, W = x.shape
     else:
@@ -237,85 +280,171 @@ def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="n
     oshape = (N,) + osp + (F,)
     if out is None or out.shape != oshape or out.dtype != dt or not out.flags.c_contiguous:
         out = np.empty(oshape, dt)
-    P = osp[0] * osp[1]
-    o2 = out.reshape(N * P, F)
     Cg = C // groups
-    one = k[0] == 1 and k[1] == 1 and not any(pad)
-    if groups == 1 and data_layout == "NCHW":
-        _conv_nchw_in(x, w, k, stride, pad, dilate, osp, out)
-    elif groups == 1 and w.ndim == 3:
+    tp = taps((H, W), osp, k, stride, pad, dilate)
+    work = N * osp[0] * osp[1] * max(F, C)
+    if groups == 1 and algo == "shift":
+        body = _shift_part
+        work = N * H * W * max(F, C)
+    elif groups == 1 and algo == "winograd":
         _winograd(x, w, b, out)
-        b = None
-    elif groups == 1 and one:
-        xs = x[:, ::stride[0], ::stride[1]] if stride != (1, 1) else x
-        if not xs.flags.c_contiguous:
-            buf = scratch(("1x1",), xs.shape, x.dtype)
-            np.copyto(buf, xs)
-            xs = buf
-        np.matmul(xs.reshape(N * P, C), w, out=o2)
+        return _epilogue_all(out, None, res, act, lo, hi)
+    elif groups == 1 and data_layout == "NCHW":
+        body = _nchw_in_part
+    elif groups == 1 and k[0] == 1 and k[1] == 1 and not any(pad):
+        body = _1x1_part
     elif groups == 1:
-        K = k[0] * k[1] * C
-        tp = taps((H, W), osp, k, stride, pad, dilate)
-        step = max(1, min(N, _COLS_BYTES // max(1, P * K * x.itemsize)))
-        key = ("cols", H, W, tuple(k), tuple(stride), tuple(pad), tuple(dilate))
-        for n0 in range(0, N, step):
-            n1 = min(N, n0 + step)
-            cols = scratch(key, (n1 - n0,) + osp + (k[0], k[1], C), x.dtype, zero=True)
-            im2col_nhwc(x[n0:n1], cols, tp)
-            np.matmul(cols.reshape((n1 - n0) * P, K), w, out=o2[n0 * P:n1 * P])
+        body = _im2col_part
     elif Cg == 1:
-        _depthwise_nhwc(x, w, k, stride, pad, dilate, osp, out)
+        body = _depthwise_part
     else:
         _grouped_nhwc(x, w, k, stride, pad, dilate, groups, osp, out)
-    if b is not None:
-        o2 += b
-    if res is not None:
-        out += res
-    if act != "none":
-        apply_act(out, act, lo, hi)
+        return _epilogue_all(out, b, res, act, lo, hi)
+    prts = _row_parts(N, osp[0], work)
+    geo = (k, stride, pad, dilate, osp, tp)
+
+    def run(i):
+        n0, n1, r0, r1 = prts[i]
+        o = out[n0:n1, r0:r1]
+        body(x[n0:n1], w, geo, o, r0, r1)
+        _epilogue(o, b, None if res is None else res[n0:n1, r0:r1], act, lo, hi)
+    _parallel.run(run, len(prts))
     return out
 
 
-def _conv_nchw_in(x, w, k, stride, pad, dilate, osp, out):
+def _epilogue(o, b, res, act, lo, hi):
+    if b is not None:
+        o += b
+    if res is not None:
+        o += res
+    if act != "none":
+        apply_act(o, act, lo, hi)
+
+
+def _epilogue_all(out, b, res, act, lo, hi):
+    from . import _parallel
+    N, OH = out.shape[:2]
+    prts = _row_parts(N, OH, out.size)
+
+    def run(i):
+        n0, n1, r0, r1 = prts[i]
+        _epilogue(out[n0:n1, r0:r1], b, None if res is None else res[n0:n1, r0:r1], act, lo, hi)
+    _parallel.run(run, len(prts))
+    return out
+
+
+def _1x1_part(x, w, geo, o, r0, r1):
+    k, stride, pad, dilate, osp, tp = geo
+    n = x.shape[0]
+    xs = x[:, r0 * stride[0]:(r1 - 1) * stride[0] + 1:stride[0], ::stride[1]]
+    if not xs.flags.c_contiguous:
+        buf = scratch(("1x1", r0, r1), xs.shape, x.dtype)
+        np.copyto(buf, xs)
+        xs = buf
+    np.matmul(xs.reshape(-1, x.shape[3]), w, out=o.reshape(-1, o.shape[3]))
+    del n
+
+
+def _im2col_part(x, w, geo, o, r0, r1):
+    k, stride, pad, dilate, osp, tp = geo
+    N, H, W, C = x.shape
+    rows = r1 - r0
+    P = rows * osp[1]
+    K = k[0] * k[1] * C
+    F = o.shape[3]
+    ptp = part_taps(tp, r0, r1, stride[0])
+    step = max(1, min(N, _COLS_BYTES // max(1, P * K * x.itemsize)))
+    key = ("cols", H, W, tuple(k), tuple(stride), tuple(pad), tuple(dilate), r0, r1)
+    o2 = o.reshape(N * P, F)
+    for n0 in range(0, N, step):
+        n1 = min(N, n0 + step)
+        cols = scratch(key, (n1 - n0, rows, osp[1], k[0], k[1], C), x.dtype, zero=True)
+        im2col_nhwc(x[n0:n1], cols, ptp)
+        np.matmul(cols.reshape((n1 - n0) * P, K), w, out=o2[n0 * P:n1 * P])
+
+
+def _nchw_in_part(x, w, geo, o, r0, r1):
     """groups == 1 with NCHW data (the graph's input): im2col in (C, kh, kw, OH, OW) order, whose
     copies run along contiguous input rows, then out (P, F) = colsᵀ · w."""
+    k, stride, pad, dilate, osp, tp = geo
     N, C, H, W = x.shape
-    P = osp[0] * osp[1]
+    rows = r1 - r0
+    P = rows * osp[1]
     K = C * k[0] * k[1]
-    tp = taps((H, W), osp, k, stride, pad, dilate)
-    key = ("colsT", C, H, W, tuple(k), tuple(stride), tuple(pad), tuple(dilate))
-    cols = scratch(key, (C, k[0], k[1]) + osp, x.dtype, zero=True)
+    ptp = part_taps(tp, r0, r1, stride[0])
+    key = ("colsT", C, H, W, tuple(k), tuple(stride), tuple(pad), tuple(dilate), r0, r1)
+    cols = scratch(key, (C, k[0], k[1], rows, osp[1]), x.dtype, zero=True)
     for n in range(N):
         xn = x[n]
-        for i, j, osl, isl in tp:
-            if osl is not None:
-                cols[(slice(None), i, j) + osl] = xn[(slice(None),) + isl]
-        np.matmul(cols.reshape(K, P).T, w, out=out[n].reshape(P, -1))
+        for i, j, osl, isl in ptp:
+            cols[(slice(None), i, j) + osl] = xn[(slice(None),) + isl]
+        np.matmul(cols.reshape(K, P).T, w, out=o[n].reshape(P, -1))
 
 
-def _depthwise_nhwc(x, w, k, stride, pad, dilate, osp, out):
-    """Depthwise (C/g == 1, channel multiplier m): per kernel tap, one multiply into a scratch
-    and one add into the output, over the tap's valid output range (no padded copy)."""
+def _shift_part(x, w, geo, o, r0, r1):
+    """Stride-1 convolution with few filters (F < C): Z = x · W (C, kh·kw·F), one GEMM over the
+    input pixels, then out = Σ_taps Z[shifted by the tap, tap] over each tap's valid range. Writes
+    kh·kw·F values per input pixel instead of im2col's kh·kw·C."""
+    k, stride, pad, dilate, osp, tp = geo
     N, H, W, C = x.shape
-    m = w.shape[3]
-    o = out.reshape(N, osp[0], osp[1], C, m)
-    xv = x[..., None]                                  # (N, H, W, C, 1): broadcast over m
-    tp = taps((H, W), osp, k, stride, pad, dilate)
-    full = _full_tap(tp, osp)
+    F = o.shape[3]
+    ptp = part_taps(tp, r0, r1, stride[0])
+    # input rows this part reads
+    i0 = max(0, r0 - pad[0])
+    i1 = min(H, r1 - 1 - pad[0] + (k[0] - 1) * dilate[0] + 1)
+    xs = x[:, i0:i1]
+    if not xs.flags.c_contiguous:
+        buf = scratch(("shift_x", i0, i1), xs.shape, x.dtype)
+        np.copyto(buf, xs)
+        xs = buf
+    z = scratch(("shift_z", i0, i1, F), (N, i1 - i0, W, k[0], k[1], F), o.dtype)
+    np.matmul(xs.reshape(-1, C), w, out=z.reshape(-1, k[0] * k[1] * F))
+    full = None
+    for t in ptp:
+        if t[2][0] == slice(0, r1 - r0) and t[2][1] == slice(0, osp[1]):
+            full = t
+            break
     if full is None:
         o[...] = 0
     else:
         i, j, osl, isl = full
-        np.multiply(xv[(slice(None),) + isl], w[i, j], out=o)
-    tmp = scratch(("dw",), o.shape, out.dtype)
-    for t in tp:
-        i, j, osl, isl = t
-        if osl is None or t is full:
+        np.copyto(o, z[:, isl[0].start - i0:isl[0].stop - i0, isl[1], i, j])
+    for t in ptp:
+        if t is full:
             continue
+        i, j, osl, isl = t
+        ov = o[(slice(None),) + osl]
+        ov += z[:, isl[0].start - i0:isl[0].stop - i0, isl[1], i, j]
+
+
+def _depthwise_part(x, w, geo, o, r0, r1):
+    """Depthwise (C/g == 1, channel multiplier m): per kernel tap, one multiply into a scratch
+    and one add into the output, over the tap's valid output range (no padded copy)."""
+    k, stride, pad, dilate, osp, tp = geo
+    N, H, W, C = x.shape
+    m = w.shape[3]
+    o5 = o.reshape(o.shape[:3] + (C, m))
+    xv = x[..., None]                                  # (N, H, W, C, 1): broadcast over m
+    ptp = part_taps(tp, r0, r1, stride[0])
+    full = None
+    for t in ptp:
+        if t[2][0] == slice(0, r1 - r0) and t[2][1] == slice(0, osp[1]):
+            full = t
+            break
+    if full is None:
+        o5[...] = 0
+    else:
+        i, j, osl, isl = full
+        np.multiply(xv[(slice(None),) + isl], w[i, j], out=o5)
+    tmp = scratch(("dw", r0, r1), o5.shape, o.dtype)
+    for t in ptp:
+        if t is full:
+            continue
+        i, j, osl, isl = t
         idx = (slice(None),) + osl
         tv = tmp[idx]
         np.multiply(xv[(slice(None),) + isl], w[i, j], out=tv)
-        o[idx] += tv
+        o5[idx] += tv
 
 
 def _grouped_nhwc(x, w, k, stride, pad, dilate, groups, osp, out):
@@ -365,7 +494,8 @@ HS_CONV_ATTRS = {"kernel": Shape(), "stride": Shape((1, 1)), "pad": Shape((0, 0)
                  "dilate": Shape((1, 1)), "num_filter": Int(), "num_group": Int(1),
                  "no_bias": Bool(False), "with_sum": Bool(False),
                  "act_type": Str("none", choices=ACTS), "a_min": CF(0.0), "a_max": CF(6.0),
-                 "data_layout": Str("NHWC", choices=("NHWC", "NCHW"))}
+                 "data_layout": Str("NHWC", choices=("NHWC", "NCHW")),
+                 "algo": Str("gemm", choices=("gemm", "shift", "winograd"))}
 
 
 @register("_hs_conv2d", attrs=HS_CONV_ATTRS, inputs=_hs_conv_inputs, infer_shape=_hs_conv_shape,
@@ -377,7 +507,7 @@ def hs_conv2d(a, x, w, *rest, out=None):
     res = rest.pop(0) if a.with_sum else None
     return conv2d_nhwc(x, w, b, res, tuple(a.kernel), tuple(a.stride), tuple(a.pad),
                        tuple(a.dilate), a.num_group, a.num_filter, a.act_type, a.a_min, a.a_max,
-                       a.data_layout, out)
+                       a.data_layout, out, a.algo)
 
 
 # -- fused affine (unfolded BatchNorm) + activation -------------------------------------------
@@ -392,7 +522,21 @@ def hs_affine(a, x, scale, shift, out=None):
     bs[ax] = x.shape[ax]
     dt = x.dtype
     if out is None or out.shape != x.shape or out.dtype != dt:
-        out = None
-    y = np.multiply(x, scale.reshape(bs), out=out)
-    y += shift.reshape(bs)
-    return apply_act(y, a.act_type, a.a_min, a.a_max)
+        out = np.empty(x.shape, dt)
+    sc, sh = scale.reshape(bs), shift.reshape(bs)
+    if x.ndim < 2 or ax == 0:
+        np.multiply(x, sc, out=out)
+        out += sh
+        return apply_act(out, a.act_type, a.a_min, a.a_max)
+    from . import _parallel
+    prts = _row_parts(x.shape[0], x.shape[1], x.size) if ax != 1 or x.shape[0] > 1 \
+        else [(0, 1, 0, x.shape[1])]
+
+    def run(i):
+        n0, n1, r0, r1 = prts[i]
+        o = out[n0:n1, r0:r1]
+        np.multiply(x[n0:n1, r0:r1], sc if ax != 1 else sc[:, r0:r1], out=o)
+        o += sh if ax != 1 else sh[:, r0:r1]
+        apply_act(o, a.act_type, a.a_min, a.a_max)
+    _parallel.run(run, len(prts))
+    return out

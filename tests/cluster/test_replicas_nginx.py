@@ -78,7 +78,13 @@ def stop(proc: subprocess.Popen) -> None:
 
 class Cluster:
     def __init__(self, tmp: Path, n: int = 2):
-        self.tmp = tmp
+        self.tmp, self.n = tmp, n
+        self.procs: list[subprocess.Popen] = []
+        self.logs: list[Path] = []
+        self.nginx: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        tmp, n = self.tmp, self.n
         self.store = tmp / "store"
         # one shared copy of the shipped store (without dot-dirs: staging/trash debris)
         shutil.copytree(ROOT / "model_store", self.store, ignore=shutil.ignore_patterns(".*"))
@@ -86,7 +92,6 @@ class Cluster:
         env = {k: v for k, v in os.environ.items() if not k.startswith("HYBRIDSERVE_")}
         env.update(HYBRIDSERVE_INFERENCE_THREADS="1", PYTHONPATH=str(ROOT))
         self.ports = [free_port() for _ in range(n)]
-        self.procs, self.logs = [], []
         for i, port in enumerate(self.ports):
             log = tmp / f"replica{i}.log"
             with open(log, "wb") as f:
@@ -119,7 +124,8 @@ class Cluster:
         return "\n".join(f"--- {p.name}\n{tail(p)}" for p in [*self.logs, self.nginx_log])
 
     def close(self) -> None:
-        stop(self.nginx)
+        if self.nginx is not None:
+            stop(self.nginx)
         for p in self.procs:
             stop(p)
 
@@ -128,6 +134,7 @@ class Cluster:
 def cluster(tmp_path):
     c = Cluster(tmp_path)
     try:
+        c.start()   # inside the try: a replica that fails to start must not leak the others
         yield c
     finally:
         c.close()

@@ -62,7 +62,7 @@ def bn_scale_shift(bn: Node, gamma, beta, mean, var):
 
 
 def to_channels_last(sym: Symbol, params: dict[str, np.ndarray]):
-    from ...ops.nhwc import prepare_weight
+    from ...ops.nhwc import choose_algo, prepare_weight
     unary, binary = _op_sets()
     params = dict(params)
     used = _used_outputs(sym)
@@ -114,11 +114,13 @@ def to_channels_last(sym: Symbol, params: dict[str, np.ndarray]):
         if layout == "NCHW" and a.num_group != 1:
             return None                      # grouped convs of NCHW values stay as they are
         wname = f"{n.name}_hs_weight"
-        params[wname] = prepare_weight(w, a.num_group, layout)
+        algo = choose_algo(w.shape, a.kernel, a.stride or (1, 1), a.pad or (0, 0),
+                           a.dilate or (1, 1), a.num_group, layout)
+        params[wname] = prepare_weight(w, a.num_group, layout, algo)
         attrs = {"kernel": _fmt(a.kernel), "stride": _fmt(a.stride or (1, 1)),
                  "pad": _fmt(a.pad or (0, 0)), "dilate": _fmt(a.dilate or (1, 1)),
                  "num_filter": str(a.num_filter), "num_group": str(a.num_group),
-                 "no_bias": "1" if a.no_bias else "0", "data_layout": layout}
+                 "no_bias": "1" if a.no_bias else "0", "data_layout": layout, "algo": algo}
         for k in ("stride", "pad", "dilate"):
             t = getattr(a, k)
             if t and len(t) == 1:
