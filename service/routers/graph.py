@@ -16,6 +16,7 @@ import weakref
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
+from starlette.concurrency import run_in_threadpool
 
 from ..protocol.schemas import ERRORS
 from ._common import core_of, json_response, require_reader, versioned
@@ -86,7 +87,6 @@ def build_graph(runner) -> dict:
     sym = runner.symbol
     data = {s.name: s for s in runner.inputs}
     declared = {s.name: s.shape for s in runner.inputs if s.shape is not None}
-    exact = {n: s for n, s in declared.items() if -1 not in s}
     probes = []
     for k, (b, free) in enumerate(_PROBES):
         known = {n: tuple((b if i == 0 else free) if d == -1 else d
@@ -94,15 +94,19 @@ def build_graph(runner) -> dict:
         if k and not any(-1 in s for s in declared.values()):
             break                   # no free dims: one probe is exact
         probes.append(_tolerant_shapes(sym, known))
-    if not probes:
-        probes.append(_tolerant_shapes(sym, exact))
     pshapes = _param_shapes(runner)
     aux = set(sym.list_auxiliary_states())
     # FLOPs only where they are well defined: batch 1 with every other dim fixed
     flops_ok = all(-1 not in s[1:] for s in declared.values()) and len(declared) == len(data)
+    free_batch = any(s and s[0] == -1 for s in declared.values())
 
     def shape_of(node, i: int) -> list[int] | None:
-        return _merge([p.get((id(node), i)) for p in probes])
+        got = [(b, p.get((id(node), i))) for (b, _), p in zip(_PROBES, probes)]
+        merged = _merge([shp for _, shp in got])
+        batches = {b for b, shp in got if shp is not None}
+        if merged and free_batch and len(batches) == 1 and merged[0] == batches.pop():
+            merged[0] = -1          # only one batch size resolved: dim 0 is still the batch
+        return merged
 
     nodes: list[dict] = []
     index: dict[int, int] = {}
@@ -175,9 +179,14 @@ def graph_of(runner) -> dict:
     return doc
 
 
+async def graph_doc(runner) -> dict:
+    doc = _cache.get(runner)
+    return doc if doc is not None else await run_in_threadpool(graph_of, runner)
+
+
 async def graph(request: Request, name: str, version: str | None = None):
     mv = core_of(request).registry.get(name, version)
-    return json_response(graph_of(mv.runner))
+    return json_response(await graph_doc(mv.runner))
 
 
 versioned(router, "/graph", graph, ["GET"], responses=ERRORS,

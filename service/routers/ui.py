@@ -18,6 +18,7 @@ from fastapi.responses import FileResponse, RedirectResponse, Response
 
 from ..errors import NotFound
 from ._common import core_of, json_response, require_reader
+from .graph import graph_doc
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 _TYPES = {".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
@@ -62,7 +63,7 @@ async def ui_favicon():
     return Response(status_code=204)
 
 
-def _version_doc(mv) -> dict:
+async def _version_doc(mv) -> dict:
     doc = {"version": mv.version, "state": mv.state.value, "reason": mv.reason,
            "loaded_at": mv.loaded_at}
     r = mv.runner
@@ -78,12 +79,17 @@ def _version_doc(mv) -> dict:
             "max_queue_delay_microseconds": db.max_queue_delay_microseconds,
             "preferred_batch_size": list(db.preferred_batch_size)},
         "description": cfg.description})
+    doc.update({"total_params": None, "op_count": None, "flops": None})
     try:
+        # the graph reads parameter sizes off the loaded arrays, so it has them even where
+        # the summary's shape inference at 1x1 free dims gives up
+        g = await graph_doc(r)
+        doc.update({"total_params": g["total_params"], "op_count": g["op_count"]})
         s = r.summary(1)
-        doc.update({"total_params": s["total_params"], "op_count": len(s["layers"]),
-                    "flops": s["flops"] if s["flops_complete"] else None})
-    except Exception:  # noqa: BLE001 - a model without a summary still gets listed
-        doc.update({"total_params": None, "op_count": None, "flops": None})
+        if s["flops_complete"] and s["flops"]:
+            doc["flops"] = s["flops"]
+    except Exception:  # noqa: BLE001 - a model without a graph/summary still gets listed
+        pass
     return doc
 
 
@@ -100,7 +106,7 @@ async def overview(request: Request):
             m["versions"].append({"version": row["version"], "state": row["state"],
                                   "reason": row["reason"]})
         else:
-            m["versions"].append(_version_doc(mv))
+            m["versions"].append(await _version_doc(mv))
     s = core.settings
     return json_response({
         "server": s.server_name,
