@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-class MXNetError(Exception):
+class MXNetError(RuntimeError):
     """Base error of the framework (MXNet's name, so user code catching it keeps working)."""
 
 

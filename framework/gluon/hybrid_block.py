@@ -63,6 +63,8 @@ class HybridBlock(Block):
         def disable_amp(cls):
             return cls(HybridBlock.OptConstraint.Flag.DisableAMP)
 
+    _fast = None     # bound fast call path (see _bind_fast_path)
+
     def __init__(self):
         super().__init__()
         assert not hasattr(self, "hybrid_forward"), (
@@ -109,6 +111,7 @@ class HybridBlock(Block):
             self._cached_graph = ()
             self._cached_op = None
             self._first_forward = True
+        self.__dict__["_fast"] = None
 
     # -- hybridize ----------------------------------------------------------------------------
     # no annotations: `inspect.signature(HybridBlock.hybridize)` must print as MXNet's does
@@ -175,6 +178,9 @@ class HybridBlock(Block):
 
     # -- calling ------------------------------------------------------------------------------
     def __call__(self, x, *args):
+        fast = self._fast
+        if fast is not None and not args and x.__class__ is ndarray and _trace.current() is None:
+            return fast(x)
         _check_inputs([x, *args])
         if not _has_ndarray([x, *args]):
             raise ValueError("In HybridBlock, there must be one NDArray in the input. "
@@ -310,7 +316,34 @@ class HybridBlock(Block):
             outs = self._cached_op.run_hooked(inputs, cb, self._monitor_all)
         else:
             outs = self._cached_op(inputs)
+            if self._fast is None and self._in_format == [0] and self._out_format == 0:
+                self.__dict__["_fast"] = self._bind_fast_path()
         return regroup([ndarray(o) for o in outs], self._out_format)[0]
+
+    def _bind_fast_path(self):
+        """One array in, one array out, no hooks: skip flattening and format checks per call.
+
+        Parameters are read at call time (`set_data`/`load_parameters` keep working); anything
+        unexpected drops back to the general path, which raises with full context."""
+        op, spec = self._cached_op, self._cached_op_args
+        params = [None if is_data else p for is_data, _, p in spec]
+
+        def fast(x):
+            try:
+                inputs = [x._data if p is None else p._data[0]._data for p in params]
+            except (TypeError, AttributeError):
+                self.__dict__["_fast"] = None
+                return self(x)
+            return ndarray(op(inputs)[0])
+        return fast
+
+    def compiled(self):
+        """(cached op, input spec) for callers that run the compiled graph on NumPy arrays
+        directly (the server): spec entries are `(True, name, data_position)` or
+        `(False, structural_name, Parameter)` in the cached op's input order."""
+        if self._cached_op is None:
+            raise RuntimeError("call the hybridized block once before asking for its cached op")
+        return self._cached_op, list(self._cached_op_args)
 
     # -- export / optimisation / hooks ----------------------------------------------------------
     def export(self, path: str | None, epoch: int = 0, remove_amp_cast: bool = True,
@@ -353,6 +386,7 @@ class HybridBlock(Block):
         self._backend_opts = {}
 
     def register_op_hook(self, callback, monitor_all: bool = False) -> None:
+        self.__dict__["_fast"] = None
         self._callback = callback
         self._monitor_all = monitor_all
         for _, child in self._child_items():

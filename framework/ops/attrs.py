@@ -18,15 +18,12 @@ _REQUIRED = object()
 
 
 class Attrs(dict):
-    """Parsed attributes; `a.kernel` reads `a['kernel']`."""
+    """Parsed attributes; `a.kernel` reads `a['kernel']` at plain attribute speed (kernels read
+    attrs on every call, so this matters on the hot path)."""
 
-    __slots__ = ()
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.__dict__ = self
 
 
 def _is_none(v: Any) -> bool:

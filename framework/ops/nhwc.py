@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from functools import lru_cache
 
 import numpy as np
 
@@ -74,6 +75,7 @@ def tap_range(n, o, k_off, s, p):
     return lo, hi, lo * s + k_off - p
 
 
+@lru_cache(maxsize=4096)
 def taps(sp, osp, k, stride, pad, dilate):
     """For each kernel tap (i, j): (i, j, output slices, input slices) over the valid range."""
     res = []
@@ -88,7 +90,7 @@ def taps(sp, osp, k, stride, pad, dilate):
             isl = (slice(ih, ih + (r1 - r0 - 1) * stride[0] + 1, stride[0]),
                    slice(iw, iw + (c1 - c0 - 1) * stride[1] + 1, stride[1]))
             res.append((i, j, osl, isl))
-    return res
+    return tuple(res)
 
 
 def _full_tap(tp, osp):
@@ -233,6 +235,7 @@ def _winograd(x, w, b, out):
             out[n0:n1] = y[:, :H, :W]
 
 
+@lru_cache(maxsize=4096)
 def part_taps(tp, r0, r1, s):
     """`tp` restricted to output rows [r0, r1), output slices relative to r0."""
     res = []
@@ -245,7 +248,7 @@ def part_taps(tp, r0, r1, s):
         ih = isl[0].start + (a - osl[0].start) * s
         res.append((i, j, (slice(a - r0, b - r0), osl[1]),
                     (slice(ih, ih + (b - a - 1) * s + 1, s), isl[1])))
-    return res
+    return tuple(res)
 
 
 def _row_parts(N, OH, work):
@@ -281,7 +284,7 @@ def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="n
     if out is None or out.shape != oshape or out.dtype != dt or not out.flags.c_contiguous:
         out = np.empty(oshape, dt)
     Cg = C // groups
-    tp = taps((H, W), osp, k, stride, pad, dilate)
+    tp = taps((H, W), osp, tuple(k), tuple(stride), tuple(pad), tuple(dilate))
     work = N * osp[0] * osp[1] * max(F, C)
     if groups == 1 and algo == "shift":
         body = _shift_part
@@ -295,6 +298,13 @@ def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="n
         body = _1x1_part
     elif groups == 1:
         body = _im2col_part
+    elif Cg == 1 and w.shape[3] == 1 and x.dtype == w.dtype:
+        # padded so every window lies inside the buffer (right/bottom pad as the windows need)
+        pad_hi = tuple(max(0, (osp[i] - 1) * stride[i] + dilate[i] * (k[i] - 1) + 1 - pad[i]
+                           - (H, W)[i]) for i in range(2))
+        x = _pad_nhwc(x, tuple(pad), pad_hi)
+        w = w[..., 0]
+        body = _depthwise_einsum
     elif Cg == 1:
         body = _depthwise_part
     else:
@@ -417,6 +427,41 @@ def _shift_part(x, w, geo, o, r0, r1):
         ov += z[:, isl[0].start - i0:isl[0].stop - i0, isl[1], i, j]
 
 
+def _pad_nhwc(x, pad, hi=None):
+    """x (N, H, W, C) copied into this thread's zero-bordered padded scratch."""
+    N, H, W, C = x.shape
+    hi = pad if hi is None else hi
+    xp = scratch(("pad", pad, hi), (N, H + pad[0] + hi[0], W + pad[1] + hi[1], C), x.dtype,
+                 zero=True)
+    xp[:, pad[0]:pad[0] + H, pad[1]:pad[1] + W] = x
+    return xp
+
+
+def _depthwise_einsum(xp, w3, geo, o, r0, r1):
+    """Depthwise, multiplier 1, on the padded input: one einsum over a strided window view
+    (multiply-accumulate over the kernel taps in a single pass). With unit width stride the
+    (OW, C) axes merge into one long contiguous inner loop (weights tiled along OW)."""
+    k, stride, pad, dilate, osp, tp = geo
+    N, Hp, Wp, C = xp.shape
+    st = xp.strides
+    rows = r1 - r0
+    base = xp[:, r0 * stride[0]:]
+    if stride[1] == 1:
+        OWC = osp[1] * C
+        v = np.lib.stride_tricks.as_strided(
+            base, (N, rows, k[0], k[1], OWC),
+            (st[0], st[1] * stride[0], st[1] * dilate[0], st[2] * dilate[1], st[3]),
+            writeable=False)
+        wt = np.broadcast_to(w3[:, :, None, :], (k[0], k[1], osp[1], C)).reshape(k[0], k[1], OWC)
+        np.einsum("nhijk,ijk->nhk", v, wt, out=o.reshape(N, rows, OWC))
+    else:
+        v = np.lib.stride_tricks.as_strided(
+            base, (N, rows, osp[1], k[0], k[1], C),
+            (st[0], st[1] * stride[0], st[2] * stride[1], st[1] * dilate[0], st[2] * dilate[1],
+             st[3]), writeable=False)
+        np.einsum("nhwijc,ijc->nhwc", v, w3, out=o)
+
+
 def _depthwise_part(x, w, geo, o, r0, r1):
     """Depthwise (C/g == 1, channel multiplier m): per kernel tap, one multiply into a scratch
     and one add into the output, over the tap's valid output range (no padded copy)."""
@@ -510,33 +555,3 @@ def hs_conv2d(a, x, w, *rest, out=None):
                        a.data_layout, out, a.algo)
 
 
-# -- fused affine (unfolded BatchNorm) + activation -------------------------------------------
-@register("_hs_affine", attrs={"axis": Int(-1), "act_type": Str("none", choices=ACTS),
-                               "a_min": CF(0.0), "a_max": CF(6.0)},
-          inputs=("data", "scale", "shift"), infer_shape=lambda a, s: [tuple(s[0])],
-          strict=True, out=True, flops=lambda a, i, o: 2 * prod(i[0]))
-def hs_affine(a, x, scale, shift, out=None):
-    """act(x * scale + shift), scale/shift broadcast along `axis`."""
-    ax = a.axis % x.ndim
-    bs = [1] * x.ndim
-    bs[ax] = x.shape[ax]
-    dt = x.dtype
-    if out is None or out.shape != x.shape or out.dtype != dt:
-        out = np.empty(x.shape, dt)
-    sc, sh = scale.reshape(bs), shift.reshape(bs)
-    if x.ndim < 2 or ax == 0:
-        np.multiply(x, sc, out=out)
-        out += sh
-        return apply_act(out, a.act_type, a.a_min, a.a_max)
-    from . import _parallel
-    prts = _row_parts(x.shape[0], x.shape[1], x.size) if ax != 1 or x.shape[0] > 1 \
-        else [(0, 1, 0, x.shape[1])]
-
-    def run(i):
-        n0, n1, r0, r1 = prts[i]
-        o = out[n0:n1, r0:r1]
-        np.multiply(x[n0:n1, r0:r1], sc if ax != 1 else sc[:, r0:r1], out=o)
-        o += sh if ax != 1 else sh[:, r0:r1]
-        apply_act(o, a.act_type, a.a_min, a.a_max)
-    _parallel.run(run, len(prts))
-    return out

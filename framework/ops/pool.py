@@ -168,7 +168,8 @@ def pool_nhwc(a, x, out=None):
     """Max / avg / sum pooling of channels-last 2-D data (N, H, W, C) without a padded copy: per
     kernel offset one np.maximum / np.add over that offset's valid output range (strided views
     whose inner axis is the contiguous channel vector)."""
-    from .nhwc import _full_tap, taps
+    from . import _parallel
+    from .nhwc import _row_parts, part_taps, taps
     N, H, W, C = x.shape
     t = a.pool_type
     dt = x.dtype
@@ -187,19 +188,30 @@ def pool_nhwc(a, x, out=None):
     if out is None or out.shape != oshape or out.dtype != dt:
         out = np.empty(oshape, dt)
     tp = taps((H, W), osp, k, stride, lo, (1, 1))
-    full = _full_tap(tp, osp)
     op = np.maximum if t == "max" else np.add
-    if full is not None:
-        np.copyto(out, x[(slice(None),) + full[3]])
-    elif t == "max":
-        out.fill(np.finfo(dt).min if dt.kind == "f" else np.iinfo(dt).min)
-    else:
-        out.fill(0)
-    for tap in tp:
-        if tap[2] is None or tap is full:
-            continue
-        o = out[(slice(None),) + tap[2]]
-        op(o, x[(slice(None),) + tap[3]], out=o)
+    prts = _row_parts(N, osp[0], out.size * len(tp))
+
+    def run(i):
+        n0, n1, r0, r1 = prts[i]
+        o = out[n0:n1, r0:r1]
+        xs = x[n0:n1]
+        ptp = part_taps(tp, r0, r1, stride[0])
+        full = None
+        for tap in ptp:
+            if tap[2][0] == slice(0, r1 - r0) and tap[2][1] == slice(0, osp[1]):
+                full = tap
+                break
+        if full is not None:
+            np.copyto(o, xs[(slice(None),) + full[3]])
+        elif t == "max":
+            o.fill(np.finfo(dt).min)
+        else:
+            o.fill(0)
+        for tap in ptp:
+            if tap is not full:
+                ov = o[(slice(None),) + tap[2]]
+                op(ov, xs[(slice(None),) + tap[3]], out=ov)
+    _parallel.run(run, len(prts))
     if t == "avg":
         inc = True if a.count_include_pad is None else a.count_include_pad
         ch = _window_counts(H, k[0], stride[0], lo[0], osp[0], inc)
@@ -226,8 +238,6 @@ def pooling(a, x, out=None):
     if not 3 <= x.ndim <= 5:
         raise ShapeError(f"Pooling: input data should be 3-D, 4-D or 5-D, got {x.shape}")
     if _nhwc_fast(a, x):
-        if a.pool_type == "lp" and a.p_value is None:
-            raise OperatorError("Pooling: p_value is required for lp pooling")
         return pool_nhwc(a, x, out)
     if channel_last(a.layout):
         res = np.ascontiguousarray(to_channel_last(pool_nc(a, to_channel_first(x))))

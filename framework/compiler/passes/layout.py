@@ -177,9 +177,10 @@ def to_channels_last(sym: Symbol, params: dict[str, np.ndarray]):
                 key = "dim" if op == "Concat" else "axis"
                 ax = a.get(key, 1)
                 if ax is not None and -4 <= ax < 4:
-                    attrs = dict(n.attrs)
-                    attrs[key] = str(NCHW_TO_NHWC_AXIS[ax % 4])
-                    return tagged(copy(n, ins, attrs), 1)
+                    c = Node("_hs_concat", n.name, {"num_args": str(len(ins)),
+                                                    "dim": str(NCHW_TO_NHWC_AXIS[ax % 4])})
+                    c.inputs = list(ins)
+                    return tagged(c, 1)
             if op == "Flatten" or (op == "FullyConnected" and a.flatten):
                 src = n.inputs[0][0]
                 if src.op is not None and src.op.name == "Pooling" and src.parsed.global_pool:
