@@ -66,6 +66,7 @@ class HybridServeApp(FastAPI):
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
+    settings.check()
     logs.configure(settings.log_level, settings.log_json)
     core = Core(settings)
 

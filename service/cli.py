@@ -19,22 +19,40 @@ def add_serve_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"])
 
 
+def _loopback(host: str) -> bool:
+    import ipaddress
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .logs import uvicorn_log_config
     overrides = {k: getattr(args, k) for k in _SERVE_FLAGS if getattr(args, k, None) is not None}
     settings = Settings(**overrides)
+    try:
+        settings.check()
+    except ValueError as e:
+        print(f"hybridserve: {e}", file=sys.stderr)
+        return 2
+    if not _loopback(settings.host) and settings.auth_token is None:
+        print(f"hybridserve: warning: listening on {settings.host} without HYBRIDSERVE_AUTH_TOKEN:"
+              " anyone who can reach this port can upload, delete and inspect models",
+              file=sys.stderr)
     common = dict(host=settings.host, port=settings.port, log_level=settings.log_level,
                   access_log=settings.access_log,
                   log_config=uvicorn_log_config(settings.log_level, settings.log_json),
                   timeout_graceful_shutdown=int(settings.graceful_timeout_s))
     if settings.workers > 1:
         # workers are separate processes: hand them the settings through the environment
+        # (each worker polls the store manifest, HYBRIDSERVE_STORE_POLL_S, to stay in step)
         for k, v in overrides.items():
             os.environ[f"HYBRIDSERVE_{k.upper()}"] = str(v)
-        if settings.poll_interval_s <= 0:       # keep the workers' registries in step
-            os.environ["HYBRIDSERVE_POLL_INTERVAL_S"] = "2"
         uvicorn.run("service.app:create_app_from_env", factory=True, workers=settings.workers,
                     **common)
     else:

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .errors import BadRequest, ServiceError, Timeout
+from .errors import BadRequest, ServiceError, Timeout, Unavailable
 from .inspection import inspect_model
 from .metrics import Metrics
 from .protocol.codec import InferRequest, OutputTensor, classify, encode_response
@@ -21,6 +21,7 @@ from .registry import ModelVersion, Registry
 from .runner import Runner
 from .settings import Settings
 from .store import ModelStore
+from .sync import StoreSync
 
 log = logging.getLogger("hybridserve.core")
 _timeout = getattr(asyncio, "timeout", None)
@@ -35,11 +36,13 @@ def _timed(fn, arrays):
 class Core:
     def __init__(self, settings: Settings):
         self.settings = settings
-        self.store = ModelStore(settings.resolved_store())
+        self.store = ModelStore(settings.resolved_store(), read_only=settings.store_read_only,
+                                stale_s=settings.staging_stale_s)
         self.metrics = Metrics()
         self.infer_pool = ThreadPoolExecutor(max(1, settings.inference_threads),
                                              thread_name_prefix="hybridserve-infer")
         self.registry = Registry(self.store, settings, self.metrics, self.infer_pool)
+        self.sync = StoreSync(self)
         self._mgmt_locks: dict[str, asyncio.Lock] = {}
         self._blas_limit = None
         self._poller: asyncio.Task | None = None
@@ -55,21 +58,27 @@ class Core:
         if self.settings.blas_threads:
             from threadpoolctl import threadpool_limits
             self._blas_limit = threadpool_limits(self.settings.blas_threads)
-        self.store.recover()
+        loop = asyncio.get_running_loop()
+        if self.store.read_only:
+            log.warning("model store %s is read-only: serving it; uploads, deletes and config "
+                        "changes will be refused", self.store.root)
+        else:
+            await loop.run_in_executor(None, self.store.recover)
         # the op registry fills itself lazily and not thread-safely (a second thread can see
         # a half-filled table): fill it here, before models load in parallel threads
         from framework.ops.registry import all_ops
         all_ops()
         if self.settings.load_on_startup:
-            await self.registry.load_all()
-        if self.settings.poll_interval_s > 0:
-            self._poller = asyncio.get_running_loop().create_task(self._poll())
+            await self.sync.tick(force=True)
+        self.registry.initial_load_done = True
+        if self.settings.poll_seconds() > 0:
+            self._poller = loop.create_task(self._poll())
 
     async def _poll(self) -> None:
         while True:
-            await asyncio.sleep(self.settings.poll_interval_s)
+            await asyncio.sleep(self.settings.poll_seconds())
             try:
-                await self.registry.sync()
+                await self.sync.tick()
             except Exception:  # noqa: BLE001 - polling must survive anything
                 log.exception("store poll failed")
 
@@ -98,7 +107,7 @@ class Core:
                 outs, queue_ns, _ = await self._bounded(mv.batcher.submit(arrays, batch))
                 queue_hist.observe(queue_ns / 1e9)
             else:
-                outs, infer_ns = await self._execute(runner, arrays, batch or 1)
+                outs, infer_ns = await self._execute(mv, arrays, batch or 1)
                 stats.execution(batch or 1, infer_ns)
                 batch_hist.observe(batch or 1)
             t2 = time.perf_counter_ns()
@@ -129,6 +138,8 @@ class Core:
         from framework.base import MXNetError
         if isinstance(e, MXNetError):
             return BadRequest(f"inference failed: {e}"[:2000])
+        if isinstance(e, MemoryError):
+            return Unavailable("inference failed: not enough memory for this request now")
         return None
 
     def _select_outputs(self, runner: Runner, req: InferRequest) -> list[tuple]:
@@ -144,13 +155,37 @@ class Core:
                         ro.classification))
         return sel
 
-    async def _execute(self, runner: Runner, arrays: list[np.ndarray], n: int):
+    async def _execute(self, mv: ModelVersion, arrays: list[np.ndarray], n: int):
+        runner = mv.runner
         fl = runner.flops_per_item
         if fl is not None and fl * n <= self.settings.inline_max_flops:
             return _timed(runner.run, arrays)       # cheaper than a thread hop
+        return await self._bounded(self._submit(mv, _timed, runner.run, arrays))
+
+    def _submit(self, mv: ModelVersion, fn, *args) -> asyncio.Future:
+        """Run `fn` in the inference pool, admitting at most the model's queue length (plus
+        one per thread) at once: beyond it 503 + Retry-After instead of an unbounded queue.
+        A request that timed out still counts until its thread is done with it."""
+        db = mv.runner.config.dynamic_batching
+        limit = ((db.max_queue_size if db and db.max_queue_size else None)
+                 or self.settings.default_max_queue_size) + self.settings.inference_threads
+        if mv.inflight >= limit:
+            raise Unavailable(f"model '{mv.name}' has {mv.inflight} requests queued or running "
+                              f"(limit {limit}); retry later")
+        mv.inflight += 1
         loop = asyncio.get_running_loop()
-        return await self._bounded(loop.run_in_executor(self.infer_pool, _timed, runner.run,
-                                                        arrays))
+        cf = self.infer_pool.submit(fn, *args)
+
+        def done() -> None:
+            mv.inflight -= 1
+
+        def on_done(_f) -> None:
+            try:
+                loop.call_soon_threadsafe(done)
+            except RuntimeError:            # loop closed: shutting down
+                pass
+        cf.add_done_callback(on_done)
+        return asyncio.wrap_future(cf)
 
     async def _bounded(self, aw):
         t = self.settings.inference_timeout_s
@@ -169,10 +204,9 @@ class Core:
         mv: ModelVersion = self.registry.get(name, version)
         arrays, _ = mv.runner.validate(req.inputs)
         s = self.settings
-        loop = asyncio.get_running_loop()
         try:
-            return await self._bounded(loop.run_in_executor(
-                self.infer_pool, inspect_model, mv.runner, arrays, req.parameters,
+            return await self._bounded(self._submit(
+                mv, inspect_model, mv.runner, arrays, req.parameters,
                 s.inspect_max_records, s.inspect_max_values))
         except Exception as e:
             err = self._client_error(e)

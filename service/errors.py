@@ -19,6 +19,11 @@ class Unauthorized(ServiceError):
     status = 401
 
 
+class Forbidden(ServiceError):
+    """Refused whoever asks (e.g. writes to a read-only model store)."""
+    status = 403
+
+
 class NotFound(ServiceError):
     status = 404
 

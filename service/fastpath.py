@@ -70,7 +70,7 @@ async def handle(core: Core, m: re.Match, scope, receive, send) -> None:
         body = await _read(receive, s.max_body_bytes)
         if enc:
             body = decompress(body, enc, s.max_body_bytes)
-        req = parse_request(body, hlen, s.max_tensor_elements)
+        req = parse_request(body, hlen, s.max_tensor_elements, s.max_json_depth)
         content, headers, media = await core.infer(m[1], m[2], req)
         status = 200
         for k, v in headers.items():

@@ -40,6 +40,9 @@ class Metrics:
                                  lbl, registry=r)
         self.http = Counter("hybridserve_http_responses", "HTTP responses by status class",
                             ("code",), registry=r)
+        self.store_generation = Gauge("hybridserve_store_generation",
+                                      "Store manifest generation this process has applied",
+                                      registry=r)
         self._children: dict[tuple, tuple] = {}
         self._http = {c: self.http.labels(c) for c in ("1xx", "2xx", "3xx", "4xx", "5xx")}
 

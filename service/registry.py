@@ -43,6 +43,17 @@ class ModelVersion:
     batcher: Batcher | None = None
     stats: ModelStats | None = None
     loaded_at: float = field(default_factory=time.time)
+    ident: tuple | None = None          # the version directory's identity when loaded
+    inflight: int = 0                   # unbatched requests admitted and not yet finished
+
+
+def load_limits(s: Settings) -> dict:
+    """Runner.load's keyword limits from the settings."""
+    return dict(max_nodes=s.max_graph_nodes, max_params_bytes=s.max_params_bytes,
+                max_symbol_bytes=s.max_symbol_bytes, max_json_depth=s.max_json_depth,
+                max_tensor_elements=s.max_tensor_elements,
+                max_activation_bytes=s.max_activation_bytes,
+                default_max_batch_size=s.default_max_batch_size)
 
 
 class Registry:
@@ -54,7 +65,8 @@ class Registry:
                                             thread_name_prefix="hybridserve-load")
         self.models: dict[str, dict[str, ModelVersion]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self.unloaded: set[str] = set()     # explicitly unloaded: polling leaves them alone
+        self.unloaded: set[str] = set()     # explicitly unloaded here
+        self.initial_load_done = False      # server readiness: the startup load finished
 
     def lock(self, name: str) -> asyncio.Lock:
         return self._locks.setdefault(name, asyncio.Lock())
@@ -94,20 +106,13 @@ class Registry:
                        if mv.state is State.READY), key=int)
 
     def all_ready(self) -> bool:
-        """Server readiness: nothing is loading. A model that failed does not make the whole
-        server unready (it would never recover); its own ready endpoint reports it."""
-        return not any(mv.state is State.LOADING for e in self.models.values()
-                       for mv in e.values())
+        """Server readiness: the startup load finished. A model that failed does not make the
+        whole server unready (it would never recover), nor does a model loading later (an
+        upload being converged on every replica must not take them all out of a balancer);
+        each model's own ready endpoint reports it."""
+        return self.initial_load_done
 
     # -- lifecycle -----------------------------------------------------------------------------
-    async def load_all(self) -> None:
-        async def one(name: str) -> None:
-            try:
-                await self.load(name)
-            except ServiceError as e:
-                log.error("model %s failed to load: %s", name, e.message)
-        await asyncio.gather(*(one(n) for n in self.store.models()))
-
     async def load(self, name: str, config: ModelConfig | None = None,
                    only: set[str] | None = None) -> list[ModelVersion]:
         """(Re)load the versions of a model found in the store (all, or `only` those);
@@ -143,21 +148,24 @@ class Registry:
         if old is None or old.state is not State.READY:
             entries[version] = ModelVersion(name, version, State.LOADING)
         loop = asyncio.get_running_loop()
-        s = self.settings
+        ident = None
         try:
+            ident = self.store.version_ident(name, version)
             files = self.store.files(name, version)
             runner = await loop.run_in_executor(
-                self.load_pool, lambda: Runner.load(
-                    name, version, files, cfg, max_nodes=s.max_graph_nodes,
-                    max_params_bytes=s.max_params_bytes,
-                    default_max_batch_size=s.default_max_batch_size))
+                self.load_pool, lambda: Runner.load(name, version, files, cfg,
+                                                    **load_limits(self.settings)))
         except ServiceError as e:
-            return self._load_failed(name, version, old, e)
+            return self._load_failed(name, version, old, e, ident)
+        except MemoryError:
+            return self._load_failed(name, version, old, BadRequest(
+                "cannot load model: not enough memory"), ident)
         except Exception as e:  # noqa: BLE001 - a model bug must not take the server down
             log.exception("loading %s/%s crashed", name, version)
-            return self._load_failed(name, version, old, BadRequest(f"cannot load model: {e!r}"))
+            return self._load_failed(name, version, old,
+                                     BadRequest(f"cannot load model: {e!r}"[:2000]), ident)
         mv = ModelVersion(name, version, State.READY, runner=runner,
-                          stats=ModelStats(name, version))
+                          stats=ModelStats(name, version), ident=ident)
         mv.batcher = self._make_batcher(mv)
         entries[version] = mv
         self.metrics.load_time.labels(name).observe(runner.load_seconds)
@@ -166,13 +174,16 @@ class Registry:
             await self._retire(old)
         return mv
 
-    async def install(self, name: str, version: str, runner: Runner) -> ModelVersion:
+    async def install(self, name: str, version: str, runner: Runner,
+                      ident: tuple | None = None) -> ModelVersion:
         """Serve a runner that was already loaded and validated (e.g. by an upload)."""
         async with self.lock(name):
+            self.unloaded.discard(name)
+            runner.version = version
             entries = self.models.setdefault(name, {})
             old = entries.get(version)
             mv = ModelVersion(name, version, State.READY, runner=runner,
-                              stats=ModelStats(name, version))
+                              stats=ModelStats(name, version), ident=ident)
             mv.batcher = self._make_batcher(mv)
             entries[version] = mv
             self.metrics.load_time.labels(name).observe(runner.load_seconds)
@@ -181,11 +192,13 @@ class Registry:
                 await self._retire(old)
             return mv
 
-    def _load_failed(self, name: str, version: str, old: ModelVersion | None, e: ServiceError):
+    def _load_failed(self, name: str, version: str, old: ModelVersion | None, e: ServiceError,
+                     ident: tuple | None = None):
         self.metrics.load_failures.labels(name).inc()
         log.error("loading %s/%s failed: %s", name, version, e.message)
         if old is None or old.state is not State.READY:
-            self.models[name][version] = ModelVersion(name, version, State.FAILED, e.message)
+            self.models[name][version] = ModelVersion(name, version, State.FAILED, e.message,
+                                                      ident=ident)
         return e
 
     def _make_batcher(self, mv: ModelVersion) -> Batcher | None:
@@ -239,28 +252,6 @@ class Registry:
         if version is None or not entries:
             self.models.pop(name, None)
         self.metrics.loaded.set(self._count_ready())
-
-    async def sync(self) -> None:
-        """Poll mode (several workers share one store): load versions that appeared on disk,
-        drop those that vanished. Versions that failed stay failed until an explicit load."""
-        try:
-            on_disk = set(self.store.models())
-        except OSError:
-            return
-        for name in sorted(on_disk | set(self.models)):
-            if name in self.unloaded:
-                continue
-            entries = self.models.get(name, {})
-            disk = set(self.store.versions(name)) if name in on_disk else set()
-            if not disk:
-                if entries:
-                    await self.forget(name)
-                continue
-            if disk != set(entries):
-                try:
-                    await self.load(name, only=disk - set(entries))
-                except ServiceError as e:
-                    log.error("poll: loading %s failed: %s", name, e.message)
 
     def _count_ready(self) -> int:
         return sum(mv.state is State.READY for e in self.models.values() for mv in e.values())

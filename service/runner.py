@@ -18,6 +18,7 @@ import numpy as np
 
 from .config import ModelConfig
 from .errors import BadRequest, Unavailable
+from .limits import check_activations, check_json_depth
 from .protocol.codec import InferInput
 from .signature import (IOSpec, concrete, default_input, infer_outputs, looks_like_param,
                         output_names)
@@ -60,18 +61,33 @@ class Runner:
     @classmethod
     def load(cls, name: str, version: str, files: ModelFiles, config: ModelConfig | None,
              max_nodes: int = 100_000, max_params_bytes: int | None = None,
-             default_max_batch_size: int = 0) -> "Runner":
+             default_max_batch_size: int = 0, max_symbol_bytes: int = 64 << 20,
+             max_json_depth: int = 64, max_tensor_elements: int = 64 << 20,
+             max_activation_bytes: int = 4 << 30,
+             progress: Callable[[str], None] | None = None) -> "Runner":
+        """Parse, check, compile and warm one model version (BadRequest if it is unfit).
+        `progress` (optional) is told each stage, for long loads."""
         from framework.base import MXNetError
         from framework.gluon import SymbolBlock
         from framework.io import ParamsFormatError, load_params, strip_prefixes
         from framework.symbol.json_io import load_json
+        say = progress or (lambda _msg: None)
         t0 = time.perf_counter()
+        sym_path = Path(files.symbol)
+        size = sym_path.stat().st_size
+        if size > max_symbol_bytes:
+            raise BadRequest(f"cannot load model: symbol file '{sym_path.name}' is {size} "
+                             f"bytes, over the limit of {max_symbol_bytes}")
+        say(f"parsing graph ({size} bytes)")
         try:
-            sym = load_json(Path(files.symbol).read_bytes(), max_nodes=max_nodes)
+            raw_sym = sym_path.read_bytes()
+            check_json_depth(raw_sym, max_json_depth, f"symbol file '{sym_path.name}'")
+            sym = load_json(raw_sym, max_nodes=max_nodes, max_bytes=max_symbol_bytes)
         except (MXNetError, ValueError, RecursionError) as e:
             raise _load_error(f"symbol file '{files.symbol.name}'", e) from None
         params: dict[str, np.ndarray] = {}
         if files.params is not None:
+            say(f"reading parameters ({Path(files.params).stat().st_size} bytes)")
             try:
                 raw = load_params(str(files.params), max_bytes=max_params_bytes)
             except (ParamsFormatError, ValueError) as e:
@@ -81,6 +97,7 @@ class Runner:
             params = {k: v for k, v in strip_prefixes(raw).items() if v is not None}
         cfg = config or ModelConfig()
         data_names = cls._data_names(sym, params, cfg)
+        say("building the block")
         try:
             block = SymbolBlock.imports(str(files.symbol), data_names,
                                         str(files.params) if files.params else None,
@@ -95,8 +112,10 @@ class Runner:
         outputs = cls._outputs(sym, inputs, cfg)
         effective = cls._effective_config(name, cfg, config is None, inputs, outputs,
                                           default_max_batch_size)
+        check_activations(sym, {s.name: concrete(s.shape, 1, 1) for s in inputs
+                                if s.shape is not None}, max_tensor_elements, max_activation_bytes)
         r = cls(name, version, block, sym, inputs, outputs, effective)
-        r._warm_up(explicit=bool(cfg.inputs))
+        r._warm_up(explicit=bool(cfg.inputs), progress=say)
         r.flops_per_item = r._estimate_flops()
         r.load_seconds = time.perf_counter() - t0
         return r
@@ -156,15 +175,18 @@ class Runner:
             "outputs": [s.to_spec() for s in outputs], "max_batch_size": mbs,
             "description": cfg.description or ("inferred from the graph" if inferred else "")})
 
-    def _warm_up(self, explicit: bool) -> None:
+    def _warm_up(self, explicit: bool, progress: Callable[[str], None] = lambda _m: None) -> None:
         if any(s.shape is None for s in self.inputs):
+            progress("compiling (input shapes unknown: no warm-up)")
             self._build_blind()
             return
         sizes = [1]
         if self.config.dynamic_batching is not None:
             sizes += self.config.dynamic_batching.preferred_batch_size[:MAX_WARM_SIZES]
+        sizes = list(dict.fromkeys(sizes))
         try:
-            for b in dict.fromkeys(sizes):
+            for k, b in enumerate(sizes):
+                progress(f"warming shape {k + 1}/{len(sizes)} (batch {b})")
                 self.run([np.zeros(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
             self.warm = True
         except Exception as e:  # noqa: BLE001

@@ -28,9 +28,16 @@ class Settings(BaseSettings):
 
     # model lifecycle
     load_on_startup: bool = True
-    # >0: re-scan the store every N s (versions added/removed by other workers or by hand);
-    # the CLI turns it on (2 s) when running several workers
-    poll_interval_s: float = 0.0
+    # every N s each replica/worker re-reads the store manifest and the store's directories
+    # and converges to them (uploads, deletes, unloads, config changes made through any
+    # replica); 0 disables. `poll_interval_s` is the older name and wins when set.
+    store_poll_s: float = 1.0
+    poll_interval_s: Optional[float] = None
+    # None: detect (a store we cannot write to serves read-only; uploads answer 403)
+    store_read_only: Optional[bool] = None
+    # staging/trash debris of another process is removed at startup only when its owner is
+    # gone (same host) or it is older than this
+    staging_stale_s: float = 3600.0
     load_threads: int = 2
     inference_threads: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
     # requests whose estimated compute is below this run on the event loop: a thread hop
@@ -49,7 +56,13 @@ class Settings(BaseSettings):
     max_upload_bytes: int = 1024 * MiB
     max_tensor_elements: int = 64 * 1024 * 1024
     max_graph_nodes: int = 100_000
+    max_symbol_bytes: int = 64 * MiB
+    max_config_bytes: int = 1 * MiB
     max_params_bytes: int = 2048 * MiB
+    max_json_depth: int = 64           # any JSON document: request bodies, configs, symbols
+    # a model whose warm-up shapes would need a single tensor over max_tensor_elements, or
+    # more than this many bytes of activations at batch 1, is refused at load
+    max_activation_bytes: int = 4096 * MiB
     inference_timeout_s: float = 60.0
     inspect_max_records: int = 10_000
     inspect_max_values: int = 100_000   # hard cap per tensor when include_values is set
@@ -60,3 +73,12 @@ class Settings(BaseSettings):
 
     def resolved_store(self) -> Path:
         return Path(self.model_store).expanduser().resolve()
+
+    def poll_seconds(self) -> float:
+        return self.poll_interval_s if self.poll_interval_s is not None else self.store_poll_s
+
+    def check(self) -> None:
+        """Refuse contradictory security settings at startup (fail closed)."""
+        if self.auth_inference and self.auth_token is None:
+            raise ValueError("HYBRIDSERVE_AUTH_INFERENCE=true needs HYBRIDSERVE_AUTH_TOKEN: "
+                             "without a token nobody could be let in")

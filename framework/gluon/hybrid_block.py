@@ -220,6 +220,7 @@ class HybridBlock(Block):
                 out = Block.__call__(self, *targs)
             flat_out, self._out_format = flatten(out, "output")
             self._cached_graph = (in_syms, tracer.symbol(flat_out))
+            self._traced_shapes = {n: a.shape for n, a in zip(names, [a for a in fresh if a is not None])}
         return self._cached_graph
 
     def _build_cache(self, *args, update_graph: bool = True) -> None:
@@ -353,7 +354,8 @@ class HybridBlock(Block):
         `format='1.x'` (a hybridserve extension) writes files real MXNet 1.x can load."""
         if format == "1.x":
             from ..symbol.legacy_export import export_legacy
-            return export_legacy(self, path, epoch, remove_amp_cast)
+            return export_legacy(self, path, epoch, remove_amp_cast,
+                                 input_shapes=getattr(self, "_traced_shapes", None))
         if format != "2.x":
             raise ValueError(f"export format must be '2.x' or '1.x', got {format!r}")
         from .export import export

@@ -159,7 +159,7 @@ def prepare_weight(w: np.ndarray, groups: int, data_layout: str = "NHWC",
         w.reshape(groups, fg, Cg, kh, kw).transpose(0, 3, 4, 2, 1).reshape(groups, kh * kw * Cg, fg))
 
 
-_COLS_BYTES = 24 << 20          # im2col working set per chunk of samples
+_COLS_BYTES = 8 << 20           # im2col working set per chunk (rows and samples)
 
 # Winograd F(2x2, 3x3): Y = Aᵀ [(G g Gᵀ) ⊙ (Bᵀ d B)] A on 4x4 input tiles, 2x2 output tiles
 _WG = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]])
@@ -236,10 +236,11 @@ def _winograd(x, w, b, out):
 
 
 @lru_cache(maxsize=4096)
-def part_taps(tp, r0, r1, s):
-    """`tp` restricted to output rows [r0, r1), output slices relative to r0."""
+def part_taps(sp, osp, k, stride, pad, dilate, r0, r1):
+    """taps(...) restricted to output rows [r0, r1), output slices relative to r0."""
     res = []
-    for i, j, osl, isl in tp:
+    s = stride[0]
+    for i, j, osl, isl in taps(sp, osp, k, stride, pad, dilate):
         if osl is None:
             continue
         a, b = max(osl[0].start, r0), min(osl[0].stop, r1)
@@ -284,7 +285,8 @@ def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="n
     if out is None or out.shape != oshape or out.dtype != dt or not out.flags.c_contiguous:
         out = np.empty(oshape, dt)
     Cg = C // groups
-    tp = taps((H, W), osp, tuple(k), tuple(stride), tuple(pad), tuple(dilate))
+    k, stride, pad, dilate = tuple(k), tuple(stride), tuple(pad), tuple(dilate)
+    tp = (H, W)
     work = N * osp[0] * osp[1] * max(F, C)
     if groups == 1 and algo == "shift":
         body = _shift_part
@@ -356,21 +358,36 @@ def _1x1_part(x, w, geo, o, r0, r1):
 
 
 def _im2col_part(x, w, geo, o, r0, r1):
-    k, stride, pad, dilate, osp, tp = geo
+    """im2col + GEMM over output rows [r0, r1) of every sample, in chunks of rows whose columns
+    fit `_COLS_BYTES` (cache-resident between the copy and the GEMM). Chunks with the same
+    zero-border pattern share one scratch buffer."""
+    k, stride, pad, dilate, osp, sp = geo
     N, H, W, C = x.shape
-    rows = r1 - r0
-    P = rows * osp[1]
+    OW = osp[1]
     K = k[0] * k[1] * C
     F = o.shape[3]
-    ptp = part_taps(tp, r0, r1, stride[0])
-    step = max(1, min(N, _COLS_BYTES // max(1, P * K * x.itemsize)))
-    key = ("cols", H, W, tuple(k), tuple(stride), tuple(pad), tuple(dilate), r0, r1)
-    o2 = o.reshape(N * P, F)
-    for n0 in range(0, N, step):
-        n1 = min(N, n0 + step)
-        cols = scratch(key, (n1 - n0, rows, osp[1], k[0], k[1], C), x.dtype, zero=True)
-        im2col_nhwc(x[n0:n1], cols, ptp)
-        np.matmul(cols.reshape((n1 - n0) * P, K), w, out=o2[n0 * P:n1 * P])
+    rows_per = max(1, min(r1 - r0, _COLS_BYTES // max(1, OW * K * x.itemsize)))
+    nper = max(1, min(N, _COLS_BYTES // max(1, (r1 - r0) * OW * K * x.itemsize))) \
+        if rows_per >= r1 - r0 else 1
+    for n0 in range(0, N, nper):
+        n1 = min(N, n0 + nper)
+        for a in range(r0, r1, rows_per):
+            b = min(r1, a + rows_per)
+            ptp = part_taps(sp, osp, k, stride, pad, dilate, a, b)
+            sig = tuple((t[0], t[1], t[2][0].start, t[2][0].stop) for t in ptp)
+            cols = scratch(("cols", sp, k, stride, pad, dilate, sig), (n1 - n0, b - a, OW, k[0],
+                           k[1], C), x.dtype, zero=True)
+            im2col_nhwc(x[n0:n1], cols, ptp)
+            np.matmul(cols.reshape(-1, K), w,
+                      out=o[n0:n1, a - r0:b - r0].reshape(-1, F) if nper == 1 or n1 - n0 == 1
+                      else _contig_rows(o, n0, n1, a - r0, b - r0, F))
+
+
+def _contig_rows(o, n0, n1, a, b, F):
+    v = o[n0:n1, a:b]
+    if not v.flags.c_contiguous:
+        raise AssertionError("im2col chunk of several samples must cover whole images")
+    return v.reshape(-1, F)
 
 
 def _nchw_in_part(x, w, geo, o, r0, r1):
@@ -381,7 +398,7 @@ def _nchw_in_part(x, w, geo, o, r0, r1):
     rows = r1 - r0
     P = rows * osp[1]
     K = C * k[0] * k[1]
-    ptp = part_taps(tp, r0, r1, stride[0])
+    ptp = part_taps(tp, osp, k, stride, pad, dilate, r0, r1)
     key = ("colsT", C, H, W, tuple(k), tuple(stride), tuple(pad), tuple(dilate), r0, r1)
     cols = scratch(key, (C, k[0], k[1], rows, osp[1]), x.dtype, zero=True)
     for n in range(N):
@@ -398,7 +415,7 @@ def _shift_part(x, w, geo, o, r0, r1):
     k, stride, pad, dilate, osp, tp = geo
     N, H, W, C = x.shape
     F = o.shape[3]
-    ptp = part_taps(tp, r0, r1, stride[0])
+    ptp = part_taps(tp, osp, k, stride, pad, dilate, r0, r1)
     # input rows this part reads
     i0 = max(0, r0 - pad[0])
     i1 = min(H, r1 - 1 - pad[0] + (k[0] - 1) * dilate[0] + 1)
@@ -470,7 +487,7 @@ def _depthwise_part(x, w, geo, o, r0, r1):
     m = w.shape[3]
     o5 = o.reshape(o.shape[:3] + (C, m))
     xv = x[..., None]                                  # (N, H, W, C, 1): broadcast over m
-    ptp = part_taps(tp, r0, r1, stride[0])
+    ptp = part_taps(tp, osp, k, stride, pad, dilate, r0, r1)
     full = None
     for t in ptp:
         if t[2][0] == slice(0, r1 - r0) and t[2][1] == slice(0, osp[1]):

@@ -5,7 +5,8 @@ import numpy as np
 
 from ..base import ShapeError
 from ._nnutil import check_param_shapes
-from .attrs import Bool, Int
+from ._nnutil import CF
+from .attrs import Bool, Int, Str
 from .registry import register
 
 
@@ -46,7 +47,24 @@ def fully_connected(a, x, w, b=None, out=None):
     if x.shape[-1] != w.shape[1]:
         raise ShapeError(f"FullyConnected: input feature size {x.shape[-1]} does not match "
                          f"weight shape {tuple(w.shape)}")
+    if out is not None and (out.shape != x.shape[:-1] + (w.shape[0],) or out.dtype != np.result_type(x, w)):
+        out = None
     y = np.matmul(x, w.T, out=out)
     if b is not None:
         y += b
     return y
+
+
+_DENSE_ACTS = ("none", "relu", "clip", "sigmoid", "tanh")
+
+
+@register("_hs_dense",
+          attrs={"num_hidden": Int(), "no_bias": Bool(False), "flatten": Bool(True),
+                 "act_type": Str("none", choices=_DENSE_ACTS), "a_min": CF(0.0),
+                 "a_max": CF(6.0)},
+          inputs=_fc_inputs, infer_shape=_fc_shape, strict=True, out=True, flops=_fc_flops)
+def hs_dense(a, x, w, b=None, out=None):
+    """FullyConnected with its activation fused in place (compiled graphs: passes/fuse.py)."""
+    from .nhwc import apply_act
+    y = fully_connected.kernel(a, x, w, b, out=out)
+    return apply_act(y, a.act_type, a.a_min, a.a_max) if a.act_type != "none" else y

@@ -169,7 +169,7 @@ def pool_nhwc(a, x, out=None):
     kernel offset one np.maximum / np.add over that offset's valid output range (strided views
     whose inner axis is the contiguous channel vector)."""
     from . import _parallel
-    from .nhwc import _row_parts, part_taps, taps
+    from .nhwc import _row_parts, part_taps
     N, H, W, C = x.shape
     t = a.pool_type
     dt = x.dtype
@@ -187,15 +187,15 @@ def pool_nhwc(a, x, out=None):
     oshape = (N,) + osp + (C,)
     if out is None or out.shape != oshape or out.dtype != dt:
         out = np.empty(oshape, dt)
-    tp = taps((H, W), osp, k, stride, lo, (1, 1))
+    geo = ((H, W), osp, tuple(k), tuple(stride), tuple(lo), (1, 1))
     op = np.maximum if t == "max" else np.add
-    prts = _row_parts(N, osp[0], out.size * len(tp))
+    prts = _row_parts(N, osp[0], out.size * len(k))
 
     def run(i):
         n0, n1, r0, r1 = prts[i]
         o = out[n0:n1, r0:r1]
         xs = x[n0:n1]
-        ptp = part_taps(tp, r0, r1, stride[0])
+        ptp = part_taps(*geo, r0, r1)
         full = None
         for tap in ptp:
             if tap[2][0] == slice(0, r1 - r0) and tap[2][1] == slice(0, osp[1]):

@@ -186,7 +186,9 @@ def _reduce(legacy: str, numpy_name: str) -> Callable:
     def t(node, a, shape_of):
         dtype = a.get("dtype")
         # np.mean records dtype float32 by default; 1.x reductions keep the (float32) input type
-        if (dtype is not None and _onp.dtype(dtype) != _onp.float32) \
+        # a full reduction is 0-d in numpy but (1,) in 1.x: keep the numpy op 1.9.1 also has
+        full = a.get("axis") is None and not a.get("keepdims")
+        if full or (dtype is not None and _onp.dtype(dtype) != _onp.float32) \
                 or a.get("initial") is not None:
             return numpy_name, dict(a)           # 1.9.1 has the numpy op with these options
         return legacy, {"axis": _axis_tuple(a.get("axis")), "keepdims": bool(a.get("keepdims"))}

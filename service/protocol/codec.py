@@ -13,6 +13,7 @@ import numpy as np
 import orjson
 
 from ..errors import BadRequest, PayloadTooLarge
+from ..limits import check_tree_depth
 from .tensors import check_shape, decode_binary, decode_json, encode_binary, encode_json
 
 _JSON_OPTS = orjson.OPT_SERIALIZE_NUMPY
@@ -96,13 +97,17 @@ def _params(obj: Any, where: str) -> dict:
     return obj
 
 
-def parse_request(body: bytes, header_length: str | None, max_elements: int) -> InferRequest:
+def parse_request(body: bytes, header_length: str | None, max_elements: int,
+                  max_depth: int = 64) -> InferRequest:
     """Parse an infer (or inspect) request body into arrays."""
     head, tail = split_body(body, header_length)
     doc = load_json(head)
     raw_inputs = doc.get("inputs")
     if not isinstance(raw_inputs, list) or not raw_inputs:
         raise BadRequest("request must have a non-empty 'inputs' list")
+    # nesting depth: everything but the tensors' `data` (NumPy refuses > 64 dims itself)
+    check_tree_depth(doc, max_depth, "request body", skip=("inputs",))
+    check_tree_depth(raw_inputs, max_depth - 1, "request 'inputs'", skip=("data",))
     params = _params(doc.get("parameters"), "request")
     inputs: list[InferInput] = []
     pos = 0

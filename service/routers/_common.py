@@ -10,6 +10,7 @@ from fastapi.responses import Response
 
 from ..core import Core
 from ..errors import BadRequest, Unauthorized
+from ..limits import check_json_depth
 from ..protocol.codec import decompress
 
 
@@ -37,6 +38,7 @@ async def read_json(request: Request, allow_empty: bool = True) -> dict:
         if allow_empty:
             return {}
         raise BadRequest("request body is empty")
+    check_json_depth(body, core_of(request).settings.max_json_depth, "request body")
     try:
         doc = orjson.loads(body)
     except orjson.JSONDecodeError as e:

@@ -21,7 +21,7 @@ async def infer(request: Request, name: str, version: str | None = None) -> Resp
         check_token(request)
     body = await read_body(request)
     req = parse_request(body, request.headers.get("inference-header-content-length"),
-                        core.settings.max_tensor_elements)
+                        core.settings.max_tensor_elements, core.settings.max_json_depth)
     content, headers, media = await core.infer(name, version, req)
     return Response(content, media_type=media, headers=headers)
 

@@ -20,7 +20,7 @@ async def inspect(request: Request, name: str, version: str | None = None):
     core = core_of(request)
     body = await read_body(request)
     req = parse_request(body, request.headers.get("inference-header-content-length"),
-                        core.settings.max_tensor_elements)
+                        core.settings.max_tensor_elements, core.settings.max_json_depth)
     return json_response(await core.inspect(name, version, req))
 
 

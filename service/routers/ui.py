@@ -14,7 +14,7 @@ import mimetypes
 from pathlib import Path
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import FileResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, RedirectResponse
 
 from ..errors import NotFound
 from ._common import core_of, json_response, require_reader
@@ -35,18 +35,19 @@ _HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff",
 router = APIRouter(tags=["console"])
 
 
-@router.get("/ui", include_in_schema=False)
+@router.api_route("/ui", methods=["GET", "HEAD"], include_in_schema=False)
+async def ui_redirect():
+    # the page lives at /ui/ so that its relative asset and API URLs work behind a path prefix
+    return RedirectResponse("ui/", status_code=307)
+
+
+@router.api_route("/ui/", methods=["GET", "HEAD"], include_in_schema=False)
 async def ui_index():
     return FileResponse(STATIC / "index.html", media_type=_TYPES[".html"],
                         headers={**_HEADERS, "Content-Security-Policy": _CSP})
 
 
-@router.get("/ui/", include_in_schema=False)
-async def ui_slash():
-    return RedirectResponse("/ui", status_code=308)
-
-
-@router.get("/ui/static/{path:path}", include_in_schema=False)
+@router.api_route("/ui/static/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
 async def ui_static(path: str):
     root = STATIC.resolve()
     target = (root / path).resolve()
@@ -56,11 +57,6 @@ async def ui_static(path: str):
     media = _TYPES.get(target.suffix.lower()) or mimetypes.guess_type(target.name)[0] \
         or "application/octet-stream"
     return FileResponse(target, media_type=media, headers=_HEADERS)
-
-
-@router.get("/ui/favicon.ico", include_in_schema=False)
-async def ui_favicon():
-    return Response(status_code=204)
 
 
 async def _version_doc(mv) -> dict:

@@ -246,9 +246,6 @@ def wait_ready_everywhere(cluster: Cluster, model: str) -> None:
                            f"every replica within {AGREE_WITHIN_S}s: {states}")
 
 
-@pytest.mark.xfail(raises=ReplicasDisagree, strict=False,
-                   reason="the server does not yet propagate store changes across replicas "
-                          "(needs a store manifest + polling; see deploy/README.md)")
 def test_upload_reaches_every_replica(cluster):
     io = np.load(MX1 / "fc_flatten-io.npz")
     x, ref = io["data"], io["output"]
@@ -259,7 +256,7 @@ def test_upload_reaches_every_replica(cluster):
     assert r.status_code == 201, r.text
     assert r.json()["version"] == "1"
 
-    wait_ready_everywhere(cluster, "fc_flatten")   # raises ReplicasDisagree -> xfail for now
+    wait_ready_everywhere(cluster, "fc_flatten")
 
     # every replica answers directly with MXNet 1.9.1's recorded output
     for i in range(len(cluster.ports)):

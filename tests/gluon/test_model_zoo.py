@@ -144,3 +144,10 @@ def test_structural_parameter_names():
     assert "features.5.0.downsample.0.weight" in names and names[-1] == "output.bias"
     digest = hashlib.sha256("\n".join(names).encode()).hexdigest()
     assert digest  # names are stable across runs (no global counters)
+
+
+def test_reprs_match_mxnet2():
+    """`repr(net)` of every architecture equals MXNet 2.0.0b1's (digests in zoo_reference.json)."""
+    for name in ZOO_MODELS:
+        text = repr(vision.get_model(name)).encode("utf-8")
+        assert hashlib.sha256(text).hexdigest() == REF[name]["repr_sha256_mx2"], name

@@ -121,6 +121,11 @@ def test_store_names_and_symlinks(tmp_path):
     (root / "good" / "1").mkdir(parents=True)
     os.symlink(outside / "1", root / "good" / "2")
     assert st.versions("good") == ["1"]
-    (root / ".staging" / "junk").mkdir(parents=True)
+    # recovery removes only debris nobody can still be writing (tests/reliability covers more)
+    from service.owner import owner_prefix
+    dead = owner_prefix().replace(f"-{os.getpid()}-", "-999999999-") + "x"
+    for d in (dead, "junk-old", "junk-fresh"):
+        (root / ".staging" / d).mkdir(parents=True)
+    os.utime(root / ".staging" / "junk-old", (1, 1))
     st.recover()
-    assert not (root / ".staging").exists()
+    assert sorted(p.name for p in (root / ".staging").iterdir()) == ["junk-fresh"]

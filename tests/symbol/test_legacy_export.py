@@ -176,3 +176,11 @@ def test_fixtures_round_trip_through_1x(version, name, tmp_path):
         back = SymbolBlock.imports(files[0], ins, files[1])
     for got, w in zip(_run(back, *xs), want):
         onp.testing.assert_array_equal(got, w)
+
+
+def test_full_reductions_keep_numpy_ops():
+    """np.sum(x) is 0-d but 1.x `sum` gives shape (1,): the numpy op (which 1.9.1 has) stays."""
+    x = mx.sym.var("data")
+    leg = to_legacy(mx.sym.Group([mx.sym._npi_mean(x, axis=None, dtype="float32"),
+                                  mx.sym._npi_sum(x, axis=(1,)), mx.sym._npi_max(x)]))
+    assert [n.opname for n in leg.topo() if not n.is_var] == ["_npi_mean", "sum", "_np_max"]

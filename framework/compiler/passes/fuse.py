@@ -2,7 +2,7 @@
 
 * residual add: `elemwise_add(conv(x), r)` → `conv(x, sum=r)` (the GEMM output gets `+= r`);
 * activation: `relu/clip/sigmoid/tanh(conv(...))` → `conv(..., act_type=...)`, and the same for
-  `_hs_affine` (an unfolded BatchNorm followed by its ReLU).
+  `_hs_affine` (an unfolded BatchNorm followed by its ReLU) and FullyConnected (→ `_hs_dense`).
 
 Only when the producer's output feeds nothing else (and is no graph output), so no other consumer
 ever sees the pre-epilogue value. The epilogue runs in place on the GEMM output buffer.
@@ -73,6 +73,13 @@ def fuse_act(sym: Symbol) -> Symbol:
         if (src.opname in _FUSABLE and uses.get(id(src), 0) == 1
                 and new_src.parsed.act_type == "none"):
             c = _clone(new_src, new_src.inputs, act_type=act[0], a_min=act[1], a_max=act[2])
+            return [(c, i) for i in range(n.num_outputs())]
+        if (src.op is not None and src.op.name == "FullyConnected" and uses.get(id(src), 0) == 1
+                and new_src.opname == src.opname):
+            attrs = {k: v for k, v in new_src.attrs.items() if k in new_src.op.attrs}
+            attrs.update(act_type=act[0], a_min=str(act[1]), a_max=str(act[2]))
+            c = Node("_hs_dense", new_src.name, attrs)
+            c.inputs = list(new_src.inputs)
             return [(c, i) for i in range(n.num_outputs())]
         return None
     return rebuild(sym, visit)

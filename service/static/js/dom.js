@@ -79,7 +79,8 @@ export function fmtMs(ms) {
   if (ms === null || ms === undefined || Number.isNaN(ms)) return "—";
   if (ms < 1) return (ms * 1000).toFixed(0) + " µs";
   if (ms < 100) return ms.toFixed(2) + " ms";
-  if (ms < 10000) return ms.toFixed(0) + " ms";
+  if (ms < 1000) return ms.toFixed(0) + " ms";
+  if (ms < 10000) return (ms / 1000).toFixed(2) + " s";
   return (ms / 1000).toFixed(1) + " s";
 }
 

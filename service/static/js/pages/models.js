@@ -1,0 +1,148 @@
+// Models: every model and version with state, signature, parameters, load time and live
+// request/latency figures from the statistics endpoint; refreshes itself.
+
+import { h, clear, fmtCompact, fmtInt, fmtMs, fmtShape, fmtAgo, errorBox } from "../dom.js";
+import { get } from "../api.js";
+import { routeHref } from "../main.js";
+
+const STATE_LABEL = { READY: "ready", LOADING: "loading", FAILED: "failed", UNAVAILABLE: "unavailable",
+  UNLOADING: "unloading", UNKNOWN: "unknown" };
+
+function sig(list) {
+  if (!list || !list.length) return h("span.muted", null, "—");
+  return h("ul.sig", null, list.map((t) =>
+    h("li", null, h("code", null, t.name), " ", h("span.dt", null, t.datatype), " ", h("code.shape", null, fmtShape(t.shape)))));
+}
+
+function stateBadge(v) {
+  const st = v.state || "UNKNOWN";
+  return h(`span.badge.state-${st.toLowerCase()}`, { "data-state": st },
+    st === "LOADING" ? h("span.spinner", { "aria-hidden": "true" }) : null, STATE_LABEL[st] || st.toLowerCase());
+}
+
+function statsCells(st, prev, dt) {
+  if (!st) return { requests: "—", rate: "—", latency: "—", compute: "—", last: "—" };
+  const is = st.inference_stats;
+  const ok = is.success.count, fail = is.fail.count;
+  const lat = ok ? is.success.ns / ok / 1e6 : null;
+  const comp = is.compute_infer.count ? is.compute_infer.ns / is.compute_infer.count / 1e6 : null;
+  let rate = "—";
+  if (prev && dt > 0) {
+    const d = (ok + fail) - (prev.inference_stats.success.count + prev.inference_stats.fail.count);
+    rate = (d / dt).toFixed(d / dt < 10 ? 1 : 0) + "/s";
+  }
+  return {
+    requests: `${fmtInt(ok)} ok` + (fail ? ` · ${fmtInt(fail)} failed` : ""),
+    rate, latency: fmtMs(lat), compute: fmtMs(comp), last: fmtAgo(st.last_inference),
+    failed: fail > 0,
+  };
+}
+
+export async function render(main, ctx) {
+  const status = h("span.muted#models-updated", { role: "status" }, "Loading…");
+  const auto = h("input#auto-refresh", { type: "checkbox", checked: true });
+  const interval = h("select#refresh-interval", null,
+    [1, 2, 5, 10].map((s) => h("option", { value: s * 1000, selected: s === 2 }, `${s} s`)));
+  const refreshBtn = h("button.btn", { type: "button" }, "Refresh now");
+  const body = h("div#models-body");
+  main.append(
+    h("div.page-head", null,
+      h("h1", null, "Models"),
+      h("div.toolbar", { role: "group", "aria-label": "Refresh" },
+        h("label.check", null, auto, " Auto-refresh"),
+        h("label", { for: "refresh-interval" }, "every"), interval, refreshBtn, status)),
+    h("p.lead", null, "Every model in the store and each of its versions, with live figures from ",
+      h("code", null, "/v2/models/stats"), "."),
+    body);
+
+  let timer = null, prevStats = null, prevT = 0, structKey = "", busy = false;
+  const rows = new Map();      // "name/version" → cell refs
+
+  function buildStructure(ov) {
+    clear(body);
+    rows.clear();
+    if (!ov.models.length) {
+      body.append(h("div.empty", null, h("p", null, "The model store is empty."),
+        h("a.btn.btn-primary", { href: "#/upload" }, "Upload a model")));
+      return;
+    }
+    for (const m of ov.models) {
+      const card = h("section.card.model-card", { "aria-labelledby": `m-${m.name}` });
+      const desc = (m.versions.find((v) => v.description) || {}).description;
+      card.append(h("h2", { id: `m-${m.name}` }, m.name), desc ? h("p.muted", null, desc) : null);
+      const table = h("table.data.versions", null,
+        h("caption.sr-only", null, `Versions of ${m.name}`),
+        h("thead", null, h("tr", null,
+          ["Version", "State", "Inputs", "Outputs", "Params", "Load time", "Requests", "Rate",
+            "Avg latency", "Avg compute", "Last request", "Open"].map((c) => h("th", { scope: "col" }, c)))));
+      const tb = h("tbody");
+      for (const v of m.versions) {
+        const key = `${m.name}/${v.version}`;
+        const cells = {
+          state: h("td"), requests: h("td.num"), rate: h("td.num"), latency: h("td.num"),
+          compute: h("td.num"), last: h("td"),
+        };
+        cells.state.append(stateBadge(v));
+        if (v.reason && v.state !== "READY") cells.state.append(h("div.reason", { role: v.state === "FAILED" ? "note" : null }, v.reason));
+        const ready = v.state === "READY";
+        const links = ready ? h("nav.row-links", { "aria-label": `${m.name} version ${v.version}` },
+          [["graph", "Graph"], ["summary", "Summary"], ["try", "Try it"], ["inspect", "Inspect"]].map(([p, t]) =>
+            h("a", { href: routeHref(p, m.name, v.version) }, t))) : h("span.muted", null, "—");
+        const tr = h("tr", { "data-model": m.name, "data-version": v.version, "data-state": v.state },
+          h("th", { scope: "row" }, "v" + v.version),
+          cells.state, h("td", null, sig(v.inputs)), h("td", null, sig(v.outputs)),
+          h("td.num", { title: v.total_params != null ? fmtInt(v.total_params) + " parameters" : "" }, fmtCompact(v.total_params)),
+          h("td.num", null, v.load_seconds != null ? fmtMs(v.load_seconds * 1000) : "—"),
+          cells.requests, cells.rate, cells.latency, cells.compute, cells.last, h("td", null, links));
+        tb.append(tr);
+        rows.set(key, cells);
+      }
+      table.append(tb);
+      card.append(h("div.table-wrap", { tabindex: 0, role: "region", "aria-label": `${m.name} versions table` }, table));
+      body.append(card);
+    }
+  }
+
+  async function refresh() {
+    if (busy) return;
+    busy = true;
+    try {
+      const [ov, stats] = await Promise.all([ctx.refreshOverview(), get("v2/models/stats").catch(() => ({ model_stats: [] }))]);
+      if (!ctx.isCurrent()) return;
+      const key = JSON.stringify(ov.models.map((m) => [m.name, m.versions.map((v) => [v.version, v.state, v.reason, v.load_seconds])]));
+      if (key !== structKey) { buildStructure(ov); structKey = key; }
+      const now = performance.now();
+      const byKey = new Map(stats.model_stats.map((s) => [`${s.name}/${s.version}`, s]));
+      for (const [k, cells] of rows) {
+        const st = byKey.get(k);
+        const c = statsCells(st, prevStats && prevStats.get(k), (now - prevT) / 1000);
+        for (const f of ["requests", "rate", "latency", "compute", "last"]) {
+          if (cells[f].textContent !== c[f]) cells[f].textContent = c[f];
+        }
+        cells.requests.classList.toggle("has-fail", !!c.failed);
+      }
+      prevStats = byKey; prevT = now;
+      status.textContent = "Updated " + new Date().toLocaleTimeString();
+    } catch (e) {
+      if (!ctx.isCurrent()) return;
+      clear(body).append(errorBox(e, "Could not list models"));
+      structKey = "";
+      status.textContent = "Update failed";
+    } finally {
+      busy = false;
+    }
+  }
+
+  function schedule() {
+    clearInterval(timer);
+    timer = auto.checked ? setInterval(refresh, Number(interval.value)) : null;
+  }
+  auto.addEventListener("change", schedule);
+  interval.addEventListener("change", schedule);
+  refreshBtn.addEventListener("click", refresh);
+  const onToken = () => refresh();
+  document.addEventListener("token-changed", onToken);
+  await refresh();
+  schedule();
+  return () => { clearInterval(timer); document.removeEventListener("token-changed", onToken); };
+}

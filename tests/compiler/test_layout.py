@@ -1,0 +1,107 @@
+"""Channels-last layout pass (passes/layout.py): outputs unchanged on the fixture zoo models, the
+2-D convolutions become `_hs_conv2d` with NHWC values in between, NCHW comes back only where a
+consumer needs it, and the rewritten graph exports and reloads."""
+import numpy as np
+import pytest
+
+from fixture_util import load_fixture
+from framework.compiler import Plan
+from framework.compiler.backends import get_backend
+from framework.compiler.passes.fold_batchnorm import fold_batchnorm
+from framework.compiler.passes.layout import to_channels_last
+from framework.ops import _parallel
+from framework.symbol import load_json
+
+ZOO = ["mini_resnet_v1", "mini_resnet_v1_bottleneck", "mini_resnet_v2_bottleneck",
+       "mini_mobilenet_v1", "mini_mobilenet_v2", "mini_densenet", "mini_inception",
+       "mini_vgg_alexnet", "mini_squeezenet", "conv2d_variants", "pool2d_variants",
+       "batchnorm_variants", "fc_flatten", "conv1d_pool1d", "conv3d_pool3d", "deconv2d"]
+
+
+def run(sym, params, inputs, static=False):
+    names = sym.list_inputs()
+    feed = {**params, **inputs}
+    args = [np.asarray(feed[n]) for n in names]
+    plan = Plan(sym, names)
+    if static:
+        fn = plan.specialize(args)
+        fn(*args)
+        return fn(*args)
+    return plan.run(args)
+
+
+def check(outs, expected):
+    assert len(outs) == len(expected)
+    for o, e in zip(outs, expected):
+        np.testing.assert_allclose(o, e, rtol=1e-4, atol=1e-5)
+
+
+def available(name):
+    try:
+        return load_fixture("mxnet-1.9.1", name)
+    except (FileNotFoundError, OSError):
+        pytest.skip(f"no fixture {name}")
+
+
+@pytest.mark.parametrize("name", ZOO)
+def test_layout_keeps_outputs(name):
+    sym, params, inputs, expected = available(name)
+    new, nparams = to_channels_last(sym, params)
+    check(run(new, nparams, inputs), expected)
+    check(run(new, nparams, inputs, static=True), expected)
+    # after BatchNorm folding too (the pipeline's order)
+    folded, fparams = fold_batchnorm(sym, params)
+    new, nparams = to_channels_last(folded, fparams)
+    check(run(new, nparams, inputs), expected)
+
+
+@pytest.mark.parametrize("name", ZOO)
+def test_pipeline_with_intra_op_threads(name, monkeypatch):
+    from framework.ops import nhwc
+    sym, params, inputs, expected = available(name)
+    new, a, x = get_backend("hybridserve")(sym, params, {})
+    monkeypatch.setattr(nhwc, "_MIN_PAR", 1)
+    prev = _parallel.set_intra_op_threads(2)
+    try:
+        check(run(new, {**a, **x}, inputs, static=True), expected)
+    finally:
+        _parallel.set_intra_op_threads(prev)
+
+
+def test_convs_become_channels_last():
+    sym, params, inputs, expected = available("mini_resnet_v1_bottleneck")
+    new, nparams = to_channels_last(*fold_batchnorm(sym, params))
+    ops = [n.opname for n in new.topo() if not n.is_var]
+    assert "Convolution" not in ops and ops.count("_hs_conv2d") > 5
+    # NHWC flows from the first conv to the global pool: no transposes in between
+    assert ops.count("transpose") <= 1
+    first = next(n for n in new.topo() if n.opname == "_hs_conv2d")
+    assert first.parsed.data_layout == "NCHW"          # reads the graph input directly
+    pools = [n for n in new.topo() if n.opname == "Pooling"]
+    assert pools and all(p.parsed.layout == "NHWC" for p in pools)
+    # the weights were rewritten once into the GEMM layout, the originals are gone
+    assert not any(k.endswith("_weight") and not k.endswith(("_hs_weight", "fc1_weight"))
+                   and k in nparams and nparams[k].ndim == 4 for k in nparams)
+
+
+def test_unfoldable_batchnorm_becomes_affine():
+    sym, params, inputs, expected = available("mini_resnet_v2_bottleneck")
+    new, nparams = to_channels_last(sym, params)
+    ops = [n.opname for n in new.topo() if not n.is_var]
+    assert "BatchNorm" not in ops and "_hs_affine" in ops
+
+
+def test_graph_output_and_unknown_consumer_get_nchw_back():
+    sym, params, inputs, expected = available("mini_vgg_alexnet")
+    new, nparams = to_channels_last(sym, params)
+    trans = [n for n in new.topo() if n.opname == "transpose"]
+    assert trans and all(n.parsed.axes == (0, 3, 1, 2) for n in trans)
+    check(run(new, nparams, inputs), expected)
+
+
+@pytest.mark.parametrize("name", ["mini_resnet_v1", "mini_densenet", "mini_mobilenet_v2"])
+def test_channels_last_backend_exports(name):
+    sym, params, inputs, expected = available(name)
+    new, a, x = get_backend("hybridserve")(sym, params, {})
+    again = load_json(new.tojson())
+    check(run(again, {**a, **x}, inputs), expected)

@@ -1,0 +1,116 @@
+"""A real `python -m service` process on a free loopback port (for cluster and reliability tests):
+start, wait until ready, SIGKILL, restart on the same store, read its resident memory."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def copy_store(dst: Path, models: tuple[str, ...] | None = None) -> Path:
+    """A temp copy of the shipped model_store (without dot-files), optionally some models only."""
+    src = ROOT / "model_store"
+    if models is None:
+        shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".*"))
+    else:
+        dst.mkdir(parents=True)
+        for m in models:
+            shutil.copytree(src / m, dst / m, ignore=shutil.ignore_patterns(".*"))
+    return dst
+
+
+class ServerProc:
+    def __init__(self, store: Path, log: Path, env: dict[str, str] | None = None,
+                 port: int | None = None):
+        self.store, self.log = store, log
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        # nothing from the caller's HYBRIDSERVE_* settings (e.g. a token) leaks in
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("HYBRIDSERVE_")}
+        self.env.update(HYBRIDSERVE_INFERENCE_THREADS="1", PYTHONPATH=str(ROOT))
+        self.env.update(env or {})
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, wait: float = 90.0, **env: str) -> "ServerProc":
+        e = {**self.env, **env}
+        with open(self.log, "ab") as f:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "service", "--model-store", str(self.store),
+                 "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"],
+                cwd=ROOT, env=e, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        if wait:
+            self.wait_ready(wait)
+        return self
+
+    def wait_ready(self, timeout: float = 90.0) -> None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"server exited {self.proc.returncode}\n{self.tail()}")
+            try:
+                if httpx.get(self.url + "/v2/health/ready", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise AssertionError(f"server not ready within {timeout}s\n{self.tail()}")
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill9(self) -> None:
+        if self.alive():
+            self.proc.send_signal(signal.SIGKILL)
+        if self.proc is not None:
+            self.proc.wait(15)
+
+    def stop(self) -> None:
+        if self.alive():
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill9()
+
+    def rss_bytes(self) -> int:
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        raise RuntimeError("no VmRSS")
+
+    def tail(self, n: int = 4000) -> str:
+        return self.log.read_text(errors="replace")[-n:] if self.log.exists() else "(no log)"
+
+
+def wait_for(pred, timeout: float, what: str, interval: float = 0.1):
+    """Poll `pred()` until truthy (returned), else AssertionError naming `what`."""
+    end = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < end:
+        try:
+            last = pred()
+            if last:
+                return last
+        except httpx.HTTPError as e:
+            last = repr(e)
+        time.sleep(interval)
+    raise AssertionError(f"{what}: not within {timeout}s (last: {last!r})")

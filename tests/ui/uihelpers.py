@@ -1,0 +1,118 @@
+"""Helpers for the console's browser tests: Chromium discovery, a real server, pages."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parents[2]
+STORE = ROOT / "model_store"
+FIXTURES = ROOT / "tests" / "fixtures" / "mxnet-1.9.1"
+SHOTS = ROOT / "artifacts" / "ui"
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/lib/chromium/chromium")
+# what Chromium needs on these machines: no sandbox as root, no GPU, and no background
+# traffic to Google (the network is closed: those connections fail, many at a time)
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", "--disable-extensions", "--mute-audio"]
+
+
+def chromium_path() -> str | None:
+    env = os.environ.get("HYBRIDSERVE_CHROMIUM")
+    if env and os.access(env, os.X_OK):
+        return env
+    for c in CHROMIUM_CANDIDATES:
+        if os.access(c, os.X_OK):
+            return c
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def browser_skip_reason() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (pip install -e '.[test]')"
+    if chromium_path() is None:
+        return ("no Chromium binary (/usr/bin/chromium); install Debian's chromium with "
+                "scripts/install_system_deps.sh")
+    return None
+
+
+# -- the server ------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerThread:
+    """uvicorn.Server in a thread (no signal handlers off the main thread)."""
+
+    def __init__(self, app, port: int):
+        import uvicorn
+        cfg = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                             access_log=False, lifespan="on", log_config=None)
+        self.server = uvicorn.Server(cfg)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        end = time.time() + 60
+        while not self.server.started:
+            if not self.thread.is_alive() or time.time() > end:
+                raise RuntimeError("server did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(15)
+
+
+def start_server(store: Path, **overrides):
+    from service.app import create_app
+    from service.settings import Settings
+    port = free_port()
+    settings = Settings(model_store=store, port=port, log_level="warning", log_json=True,
+                        inference_threads=2, **overrides)
+    app = create_app(settings)
+    return ServerThread(app, port), SimpleNamespace(url=f"http://127.0.0.1:{port}", store=store,
+                                                    app=app, core=app.state.core)
+
+
+def make_store(dst: Path, models: tuple[str, ...] | None = None) -> Path:
+    shutil.copytree(STORE, dst, ignore=shutil.ignore_patterns(".*"))
+    if models is not None:
+        for d in dst.iterdir():
+            if d.is_dir() and d.name not in models:
+                shutil.rmtree(d)
+    return dst
+
+
+class PageErrors(list):
+    def check(self):
+        assert not self, f"the page reported errors: {list(self)}"
+
+
+def new_page(browser, width=1400, height=900):
+    ctx = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1)
+    page = ctx.new_page()
+    errors = PageErrors()
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    # HTTP error statuses are part of the flows under test (and asserted on the page);
+    # Chromium also logs each as "Failed to load resource": only script errors count here
+    page.on("console", lambda m: errors.append(f"console.{m.type}: {m.text}")
+            if m.type == "error" and "Failed to load resource" not in m.text else None)
+    page.set_default_timeout(15_000)
+    return ctx, page, errors
+
+
+def shot(page, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=False)
+    return path
