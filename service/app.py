@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import __version__, fastpath, logs
+from . import __version__, fastpath, logs, openapi
 from .core import Core
 from .errors import ServiceError
 from .middleware import LimitsMiddleware
@@ -90,6 +90,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                               "extensions.", **extra)
     app.state.core = core
     install_error_handlers(app)
+    openapi.install(app)
     # stats before metadata: /v2/models/stats must not match /v2/models/{name}
     for r in (health, stats, metadata, inference, repository, models, summary, inspect, metrics):
         app.include_router(r.router)

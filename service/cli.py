@@ -1,4 +1,5 @@
-"""`hybridserve` command line: `serve` (the server) and offline `summary`/`predict`/`validate`."""
+"""`hybridserve` command line: `serve` (the server) and the offline `summary`, `validate`,
+`predict`, `inspect` and `convert` (see offline.py)."""
 from __future__ import annotations
 
 import argparse
@@ -70,7 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.set_defaults(func=serve)
     offline.add_commands(sub)
     args = parser.parse_args(argv)
-    return args.func(args)
+    if args.cmd == "serve":
+        return args.func(args)
+    return offline.run(args.func, args)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@
   NumPy) so a file can be refused before any parser recurses into it; `check_tree_depth`
   walks an already-parsed document (the infer hot path, where `data` arrays are left to
   NumPy, which refuses more than 64 dimensions by itself).
-- Model sizes before warm-up: `check_activations` runs shape inference at batch 1 and refuses
-  a graph whose single tensor or whose activations in total would be too large — a tiny
+- Model sizes before warm-up: `check_activations` runs shape inference at the warm-up shapes and refuses
+  a graph whose single tensor or whose activations in total would be too large at the
+  largest warm-up batch — a tiny
   upload can declare an enormous input shape or an op with a huge constant shape.
 """
 from __future__ import annotations
@@ -58,25 +59,61 @@ def check_tree_depth(obj: Any, limit: int, what: str, skip: Iterable[str] = ()) 
 
 
 def check_activations(sym, known: dict[str, tuple[int, ...]], max_elements: int,
-                      max_bytes: int, itemsize: int = 4) -> None:
-    """Refuse a graph whose tensors at these input shapes would be too large (BadRequest).
-    Shapes that cannot be inferred are skipped: the warm-up then finds them."""
-    from framework.symbol.infer import infer_shapes
-    try:
-        shapes = infer_shapes(sym, known)
-    except Exception:  # noqa: BLE001 - not our job to report shape errors here
-        return
-    names = {id(n): n.name for n in sym.topo()}
+                      max_bytes: int, itemsize: int = 4,
+                      params: dict[str, tuple[int, ...]] | None = None) -> None:
+    """Refuse a graph whose tensors at these input shapes (the largest warm-up batch) would
+    be too large (BadRequest). The inputs themselves are checked first; a node whose shape
+    cannot be inferred blanks only itself and what depends on it (a graph that fails shape
+    inference somewhere must not hide a huge constant elsewhere)."""
+    for name, shp in known.items():
+        n = math.prod(int(d) for d in shp)
+        if n > max_elements:
+            raise BadRequest(f"cannot load model: input '{name}' of shape {list(shp)} has {n} "
+                             f"elements, over the limit of {max_elements}"[:1000])
+    shapes = _tolerant_shapes(sym, {**(params or {}), **known})
+    names = {id(n): n.name for n in sym.topo() if not n.is_var}     # op outputs only
     total = 0
     for (nid, _), shp in shapes.items():
-        if shp is None:
+        if shp is None or nid not in names:
             continue
         n = math.prod(int(d) for d in shp)
         if n > max_elements:
             raise BadRequest(f"cannot load model: node '{names.get(nid, '?')}' would hold a "
-                             f"tensor of shape {list(shp)} ({n} elements) at batch size 1, "
+                             f"tensor of shape {list(shp)} ({n} elements) at warm-up, "
                              f"over the limit of {max_elements} elements"[:1000])
         total += n * itemsize
     if total > max_bytes:
-        raise BadRequest(f"cannot load model: its tensors at batch size 1 need about "
+        raise BadRequest(f"cannot load model: its tensors at warm-up need about "
                          f"{total} bytes, over the limit of {max_bytes} bytes")
+
+
+def _tolerant_shapes(sym, known: dict[str, tuple[int, ...]]) -> dict[tuple[int, int], tuple]:
+    """Forward shape inference that skips nodes it cannot infer instead of failing."""
+    from framework.symbol.infer import _attr_shape
+    shapes: dict[tuple[int, int], tuple | None] = {}
+    for n in sym.topo():
+        if n.is_var:
+            shp = known.get(n.name)
+            shapes[(id(n), 0)] = tuple(shp) if shp is not None else _attr_shape(n)
+            continue
+        ins = [shapes.get((id(src), i)) for src, i in n.inputs]
+        if (any(x is None for x in ins) and ins and ins[0] is not None
+                and n.op.infer_param_shapes is not None):
+            try:                     # weights without a known shape, from the data shape
+                filled = n.op.infer_param_shapes(n.parsed, ins)
+                for (src, i), x, f in zip(n.inputs, ins, filled):
+                    if x is None and f is not None and src.is_var:
+                        shapes[(id(src), i)] = tuple(f)
+                ins = [shapes.get((id(src), i)) for src, i in n.inputs]
+            except Exception:  # noqa: BLE001
+                pass
+        outs: list = []
+        if all(x is not None for x in ins):
+            try:
+                outs = list(n.op.shapes(n.parsed, ins))
+            except Exception:  # noqa: BLE001 - this node stays unknown
+                outs = []
+        for i in range(n.num_outputs()):
+            shapes[(id(n), i)] = tuple(outs[i]) if i < len(outs) and outs[i] is not None \
+                else None
+    return shapes

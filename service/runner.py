@@ -33,8 +33,47 @@ warnings.filterwarnings("ignore", message="Cannot decide type for the following 
 MAX_WARM_SIZES = 4
 
 
-def _load_error(what: str, e: Exception) -> BadRequest:
-    return BadRequest(f"cannot load model: {what}: {e}"[:2000])
+def _load_error(what: str, e: Exception, hide: Path | None = None) -> BadRequest:
+    msg = str(e) if hide is None else str(e).replace(f"{hide}/", "")   # no server paths
+    return BadRequest(f"cannot load model: {what}: {msg}"[:2000])
+
+
+def _read_files(files: ModelFiles, max_nodes: int, max_params_bytes: int | None,
+                max_symbol_bytes: int, max_json_depth: int, say: Callable[[str], None]
+                ) -> tuple[object, dict[str, np.ndarray]]:
+    """The graph and the named parameters, every size checked before it is read."""
+    from framework.base import MXNetError
+    from framework.io import ParamsFormatError, load_params, strip_prefixes
+    from framework.symbol.json_io import load_json
+    sym_path = Path(files.symbol)
+    size = sym_path.stat().st_size
+    if size > max_symbol_bytes:
+        raise BadRequest(f"cannot load model: symbol file '{sym_path.name}' is {size} bytes, "
+                         f"over the limit of {max_symbol_bytes}")
+    say(f"parsing graph ({size} bytes)")
+    try:
+        raw_sym = sym_path.read_bytes()
+        check_json_depth(raw_sym, max_json_depth, f"symbol file '{sym_path.name}'")
+        sym = load_json(raw_sym, max_nodes=max_nodes, max_bytes=max_symbol_bytes)
+    except (MXNetError, ValueError, RecursionError) as e:
+        raise _load_error(f"symbol file '{sym_path.name}'", e) from None
+    params: dict[str, np.ndarray] = {}
+    if files.params is None:
+        return sym, params
+    p = Path(files.params)
+    size = p.stat().st_size
+    if max_params_bytes is not None and size > max_params_bytes:
+        raise BadRequest(f"cannot load model: params file '{p.name}' is {size} bytes, over "
+                         f"the limit of {max_params_bytes}")
+    say(f"reading parameters ({size} bytes)")
+    try:
+        raw = load_params(p.read_bytes(), max_bytes=max_params_bytes)
+        if not isinstance(raw, dict):
+            raise BadRequest("cannot load model: params file has no parameter names")
+        params = {k: v for k, v in strip_prefixes(raw).items() if v is not None}
+    except (ParamsFormatError, ValueError) as e:
+        raise _load_error(f"params file '{p.name}'", e) from None
+    return sym, params
 
 
 class Runner:
@@ -69,32 +108,10 @@ class Runner:
         `progress` (optional) is told each stage, for long loads."""
         from framework.base import MXNetError
         from framework.gluon import SymbolBlock
-        from framework.io import ParamsFormatError, load_params, strip_prefixes
-        from framework.symbol.json_io import load_json
         say = progress or (lambda _msg: None)
         t0 = time.perf_counter()
-        sym_path = Path(files.symbol)
-        size = sym_path.stat().st_size
-        if size > max_symbol_bytes:
-            raise BadRequest(f"cannot load model: symbol file '{sym_path.name}' is {size} "
-                             f"bytes, over the limit of {max_symbol_bytes}")
-        say(f"parsing graph ({size} bytes)")
-        try:
-            raw_sym = sym_path.read_bytes()
-            check_json_depth(raw_sym, max_json_depth, f"symbol file '{sym_path.name}'")
-            sym = load_json(raw_sym, max_nodes=max_nodes, max_bytes=max_symbol_bytes)
-        except (MXNetError, ValueError, RecursionError) as e:
-            raise _load_error(f"symbol file '{files.symbol.name}'", e) from None
-        params: dict[str, np.ndarray] = {}
-        if files.params is not None:
-            say(f"reading parameters ({Path(files.params).stat().st_size} bytes)")
-            try:
-                raw = load_params(str(files.params), max_bytes=max_params_bytes)
-            except (ParamsFormatError, ValueError) as e:
-                raise _load_error(f"params file '{files.params.name}'", e) from None
-            if not isinstance(raw, dict):
-                raise BadRequest("cannot load model: params file has no parameter names")
-            params = {k: v for k, v in strip_prefixes(raw).items() if v is not None}
+        sym, params = _read_files(files, max_nodes, max_params_bytes, max_symbol_bytes,
+                                  max_json_depth, say)
         cfg = config or ModelConfig()
         data_names = cls._data_names(sym, params, cfg)
         say("building the block")
@@ -104,7 +121,7 @@ class Runner:
                                         ignore_extra=True)
             block.hybridize(static_alloc=True, static_shape=True)
         except (MXNetError, ValueError, KeyError, AssertionError, TypeError) as e:
-            raise _load_error("SymbolBlock.imports", e) from None
+            raise _load_error("SymbolBlock.imports", e, Path(files.symbol).parent) from None
         declared = {t.name: t for t in cfg.inputs}
         inputs = [IOSpec(n, declared[n].datatype,
                          tuple(declared[n].shape) if declared[n].shape is not None else None)
@@ -112,8 +129,10 @@ class Runner:
         outputs = cls._outputs(sym, inputs, cfg)
         effective = cls._effective_config(name, cfg, config is None, inputs, outputs,
                                           default_max_batch_size)
-        check_activations(sym, {s.name: concrete(s.shape, 1, 1) for s in inputs
-                                if s.shape is not None}, max_tensor_elements, max_activation_bytes)
+        warm_batch = max(cls._warm_sizes(effective))
+        check_activations(sym, {s.name: concrete(s.shape, warm_batch, 1) for s in inputs
+                                if s.shape is not None}, max_tensor_elements, max_activation_bytes,
+                          params={k: tuple(v.shape) for k, v in params.items()})
         r = cls(name, version, block, sym, inputs, outputs, effective)
         r._warm_up(explicit=bool(cfg.inputs), progress=say)
         r.flops_per_item = r._estimate_flops()
@@ -175,15 +194,19 @@ class Runner:
             "outputs": [s.to_spec() for s in outputs], "max_batch_size": mbs,
             "description": cfg.description or ("inferred from the graph" if inferred else "")})
 
+    @staticmethod
+    def _warm_sizes(cfg: ModelConfig) -> list[int]:
+        sizes = [1]
+        if cfg.dynamic_batching is not None:
+            sizes += cfg.dynamic_batching.preferred_batch_size[:MAX_WARM_SIZES]
+        return list(dict.fromkeys(sizes))
+
     def _warm_up(self, explicit: bool, progress: Callable[[str], None] = lambda _m: None) -> None:
         if any(s.shape is None for s in self.inputs):
             progress("compiling (input shapes unknown: no warm-up)")
             self._build_blind()
             return
-        sizes = [1]
-        if self.config.dynamic_batching is not None:
-            sizes += self.config.dynamic_batching.preferred_batch_size[:MAX_WARM_SIZES]
-        sizes = list(dict.fromkeys(sizes))
+        sizes = self._warm_sizes(self.config)
         try:
             for k, b in enumerate(sizes):
                 progress(f"warming shape {k + 1}/{len(sizes)} (batch {b})")

@@ -13,6 +13,7 @@ using them) simply runs its parts itself, so concurrent callers never wait on ea
 """
 from __future__ import annotations
 
+import os
 import queue
 import threading
 
@@ -33,16 +34,32 @@ def _worker() -> None:
             done.put(e)
 
 
+def _spawn(n: int) -> None:
+    while len(_workers) < n - 1:
+        t = threading.Thread(target=_worker, name=f"hybridserve-op-{len(_workers)}", daemon=True)
+        t.start()
+        _workers.append(t)
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has none of the parent's helper threads: start afresh (lazily)."""
+    global _tasks, _busy
+    _workers.clear()
+    _tasks = queue.SimpleQueue()
+    _busy = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def set_intra_op_threads(n: int, limit_blas: bool = True) -> int:
     """Split heavy ops over `n` threads (n <= 1: off). Returns the previous setting."""
     global _nthreads, _blas_limit
     prev = _nthreads
     n = max(1, int(n))
     with _busy:
-        while len(_workers) < n - 1:
-            t = threading.Thread(target=_worker, name=f"hybridserve-op-{len(_workers)}", daemon=True)
-            t.start()
-            _workers.append(t)
+        _spawn(n)
         _nthreads = n
     if limit_blas:
         try:
@@ -78,11 +95,13 @@ def run(fn, n: int) -> None:
     if n <= 1:
         fn(0)
         return
-    if not _workers or not _busy.acquire(blocking=False):
+    if not _busy.acquire(blocking=False):
         for i in range(n):
             fn(i)
         return
     try:
+        if len(_workers) < _nthreads - 1:
+            _spawn(_nthreads)
         done: queue.SimpleQueue = queue.SimpleQueue()
         k = min(n - 1, len(_workers))
         for i in range(1, k + 1):

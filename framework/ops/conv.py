@@ -93,6 +93,10 @@ def conv_nc(x, w, b, stride, pad, dilate, groups: int, out=None):
                         out=None if out is None else out.reshape(N, F, P))
     elif Cg == 1 and groups > 1:
         res = _depthwise(x, w, stride, pad, dilate, groups, osp, out)
+    elif nd == 2 and groups == 1 and x.dtype == w.dtype:
+        res = out if out is not None else np.empty((N, F) + osp, dt)
+        _conv2d_nchw(x, w, b, tuple(k), tuple(stride), tuple(pad), tuple(dilate), osp, res)
+        return res
     else:
         xp = pad_spatial(x, pad)
         V = window_view(xp, k, stride, dilate, osp)             # (N, C, *k, *out)
@@ -113,6 +117,38 @@ def conv_nc(x, w, b, stride, pad, dilate, groups: int, out=None):
     if b is not None:
         res += b.reshape((1, F) + (1,) * nd).astype(res.dtype, copy=False)
     return out if out is not None else res
+
+
+def _conv2d_nchw(x, w, b, k, stride, pad, dilate, osp, out):
+    """2-D, ungrouped, channel-first: im2col in (C, kh, kw, OH, OW) order into a per-thread
+    zero-bordered scratch (no padded copy of the input: each tap copies its valid range only),
+    then out[n] (F, P) = W (F, K) · cols (K, P), split over blocks of filters on the intra-op
+    threads, bias added per block while it is cache-warm."""
+    from . import _parallel
+    from .nhwc import part_taps, scratch
+    N, C, H, W = x.shape
+    F = w.shape[0]
+    P = osp[0] * osp[1]
+    K = C * k[0] * k[1]
+    wm = w.reshape(F, K)
+    tp = part_taps((H, W), osp, k, stride, pad, dilate, 0, osp[0])
+    cols = scratch(("colsT", C, H, W, k, stride, pad, dilate), (C, k[0], k[1]) + osp, x.dtype,
+                   zero=True)
+    c2 = cols.reshape(K, P)
+    o3 = out.reshape(N, F, P)
+    blocks = _parallel.split(F, _parallel.parts(F, 32) if P * F * K > (1 << 21) else 1)
+    for n in range(N):
+        xn = x[n]
+        for i, j, osl, isl in tp:
+            cols[(slice(None), i, j) + osl] = xn[(slice(None),) + isl]
+
+        def run(q, n=n):
+            f0, f1 = blocks[q]
+            ov = o3[n, f0:f1]
+            np.matmul(wm[f0:f1], c2, out=ov)
+            if b is not None:
+                ov += b[f0:f1, None].astype(ov.dtype, copy=False)
+        _parallel.run(run, len(blocks))
 
 
 def _depthwise(x, w, stride, pad, dilate, groups, osp, out):

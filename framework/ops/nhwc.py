@@ -22,6 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..base import ShapeError
+from . import _parallel
 from ._nnutil import CF, prod
 from .attrs import Bool, Int, Shape, Str
 from .registry import register
@@ -40,10 +41,9 @@ def scratch(key: tuple, shape: tuple, dtype, zero: bool = False) -> np.ndarray:
     if cache is None:
         cache = _tls.bufs = OrderedDict()
         _tls.nbytes = 0
-    k = (key, tuple(shape), np.dtype(dtype).str, zero)
+    k = (key, shape, dtype, zero)
     buf = cache.get(k)
     if buf is not None:
-        cache.move_to_end(k)
         return buf
     buf = np.zeros(shape, dtype) if zero else np.empty(shape, dtype)
     cache[k] = buf
@@ -254,12 +254,16 @@ def part_taps(sp, osp, k, stride, pad, dilate, r0, r1):
 
 def _row_parts(N, OH, work):
     """Split (batch, output rows) into parts for the helper threads: [(n0, n1, r0, r1)]."""
-    from . import _parallel
+    return _row_parts_cached(N, OH, work > _MIN_PAR, _parallel._nthreads)
+
+
+@lru_cache(maxsize=1024)
+def _row_parts_cached(N, OH, big, nthreads):
     if N > 1:
-        k = _parallel.parts(N) if work > _MIN_PAR else 1
-        return [(a, b, 0, OH) for a, b in _parallel.split(N, k)]
-    k = _parallel.parts(OH) if work > _MIN_PAR else 1
-    return [(0, 1, a, b) for a, b in _parallel.split(OH, k)]
+        k = _parallel.parts(N) if big else 1
+        return tuple((a, b, 0, OH) for a, b in _parallel.split(N, k))
+    k = _parallel.parts(OH) if big else 1
+    return tuple((0, 1, a, b) for a, b in _parallel.split(OH, k))
 
 
 _MIN_PAR = 1 << 17              # elements of work below which an op is not split
@@ -267,7 +271,6 @@ _MIN_PAR = 1 << 17              # elements of work below which an op is not spli
 
 def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="none",
                 lo=0.0, hi=6.0, data_layout="NHWC", out=None, algo="gemm"):
-    from . import _parallel
     if data_layout == "NCHW":
         N, C, H, W = x.shape
     else:
@@ -285,26 +288,30 @@ def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="n
     if out is None or out.shape != oshape or out.dtype != dt or not out.flags.c_contiguous:
         out = np.empty(oshape, dt)
     Cg = C // groups
-    k, stride, pad, dilate = tuple(k), tuple(stride), tuple(pad), tuple(dilate)
     tp = (H, W)
-    work = N * osp[0] * osp[1] * max(F, C)
+    # work in "element passes": output elements, or multiply-adds / 16 for the GEMMs
+    work = max(N * osp[0] * osp[1] * max(F, C), N * osp[0] * osp[1] * F * k[0] * k[1] * Cg // 16)
     if groups == 1 and algo == "shift":
         body = _shift_part
-        work = N * H * W * max(F, C)
+        work = N * H * W * C * k[0] * k[1] * F // 16
     elif groups == 1 and algo == "winograd":
         _winograd(x, w, b, out)
         return _epilogue_all(out, None, res, act, lo, hi)
     elif groups == 1 and data_layout == "NCHW":
         body = _nchw_in_part
-    elif groups == 1 and k[0] == 1 and k[1] == 1 and not any(pad):
-        body = _1x1_part
+    elif groups == 1 and (k[0] == 1 and k[1] == 1 and not any(pad) or _parallel._nthreads > 1
+                          and N * osp[0] * osp[1] < _SMALL_M and F >= 64 * _parallel._nthreads):
+        # few output pixels: split the GEMM over output channels instead of rows (each thread
+        # reads only its share of the weights, and keeps a GEMM of full height)
+        if N * osp[0] * osp[1] < _SMALL_M and _parallel._nthreads > 1 \
+                and F >= 64 * _parallel._nthreads and work > _MIN_PAR:
+            return _conv_split_f(x, w, b, res, (k, stride, pad, dilate, osp, tp), out, act, lo, hi)
+        body = _1x1_part if k[0] == 1 and k[1] == 1 and not any(pad) else _im2col_part
     elif groups == 1:
         body = _im2col_part
     elif Cg == 1 and w.shape[3] == 1 and x.dtype == w.dtype:
         # padded so every window lies inside the buffer (right/bottom pad as the windows need)
-        pad_hi = tuple(max(0, (osp[i] - 1) * stride[i] + dilate[i] * (k[i] - 1) + 1 - pad[i]
-                           - (H, W)[i]) for i in range(2))
-        x = _pad_nhwc(x, tuple(pad), pad_hi)
+        x = _pad_nhwc(x, pad, _pad_hi((H, W), osp, k, stride, pad, dilate))
         w = w[..., 0]
         body = _depthwise_einsum
     elif Cg == 1:
@@ -324,6 +331,41 @@ def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="n
     return out
 
 
+_SMALL_M = 256                  # output pixels below which a GEMM is split over output channels
+
+
+def _conv_split_f(x, w, b, res, geo, out, act, lo, hi):
+    """Columns once (by the caller), then each helper thread runs the GEMM and the epilogue for
+    its block of output channels."""
+    k, stride, pad, dilate, osp, sp = geo
+    N, H, W, C = x.shape
+    F = out.shape[3]
+    if k[0] == 1 and k[1] == 1 and not any(pad):
+        xs = x[:, ::stride[0], ::stride[1]]
+        if not xs.flags.c_contiguous:
+            buf = scratch(("1x1f",), xs.shape, x.dtype)
+            np.copyto(buf, xs)
+            xs = buf
+        cols = xs.reshape(-1, C)
+    else:
+        ptp = part_taps(sp, osp, k, stride, pad, dilate, 0, osp[0])
+        c6 = scratch(("colsf", sp, k, stride, pad, dilate), (N,) + osp + (k[0], k[1], C),
+                     x.dtype, zero=True)
+        im2col_nhwc(x, c6, ptp)
+        cols = c6.reshape(N * osp[0] * osp[1], -1)
+    o2 = out.reshape(-1, F)
+    blocks = _parallel.split(F, _parallel.parts(F, 64))
+
+    def run(i):
+        f0, f1 = blocks[i]
+        ov = o2[:, f0:f1]
+        np.matmul(cols, w[:, f0:f1], out=ov)
+        _epilogue(ov, None if b is None else b[f0:f1],
+                  None if res is None else res.reshape(-1, F)[:, f0:f1], act, lo, hi)
+    _parallel.run(run, len(blocks))
+    return out
+
+
 def _epilogue(o, b, res, act, lo, hi):
     if b is not None:
         o += b
@@ -334,7 +376,6 @@ def _epilogue(o, b, res, act, lo, hi):
 
 
 def _epilogue_all(out, b, res, act, lo, hi):
-    from . import _parallel
     N, OH = out.shape[:2]
     prts = _row_parts(N, OH, out.size)
 
@@ -357,30 +398,43 @@ def _1x1_part(x, w, geo, o, r0, r1):
     del n
 
 
-def _im2col_part(x, w, geo, o, r0, r1):
-    """im2col + GEMM over output rows [r0, r1) of every sample, in chunks of rows whose columns
-    fit `_COLS_BYTES` (cache-resident between the copy and the GEMM). Chunks with the same
-    zero-border pattern share one scratch buffer."""
-    k, stride, pad, dilate, osp, sp = geo
-    N, H, W, C = x.shape
+@lru_cache(maxsize=1024)
+def _im2col_chunks(N, sp, osp, k, stride, pad, dilate, C, itemsize, r0, r1, budget):
+    """[(n0, n1, a, b, taps, scratch key, cols shape)]: row/sample chunks of one part."""
     OW = osp[1]
     K = k[0] * k[1] * C
-    F = o.shape[3]
-    rows_per = max(1, min(r1 - r0, _COLS_BYTES // max(1, OW * K * x.itemsize)))
-    nper = max(1, min(N, _COLS_BYTES // max(1, (r1 - r0) * OW * K * x.itemsize))) \
+    rows_per = max(1, min(r1 - r0, budget // max(1, OW * K * itemsize)))
+    nper = max(1, min(N, budget // max(1, (r1 - r0) * OW * K * itemsize))) \
         if rows_per >= r1 - r0 else 1
+    res = []
     for n0 in range(0, N, nper):
         n1 = min(N, n0 + nper)
         for a in range(r0, r1, rows_per):
             b = min(r1, a + rows_per)
             ptp = part_taps(sp, osp, k, stride, pad, dilate, a, b)
             sig = tuple((t[0], t[1], t[2][0].start, t[2][0].stop) for t in ptp)
-            cols = scratch(("cols", sp, k, stride, pad, dilate, sig), (n1 - n0, b - a, OW, k[0],
-                           k[1], C), x.dtype, zero=True)
-            im2col_nhwc(x[n0:n1], cols, ptp)
-            np.matmul(cols.reshape(-1, K), w,
-                      out=o[n0:n1, a - r0:b - r0].reshape(-1, F) if nper == 1 or n1 - n0 == 1
-                      else _contig_rows(o, n0, n1, a - r0, b - r0, F))
+            res.append((n0, n1, a - r0, b - r0, ptp, ("cols", sp, k, stride, pad, dilate, sig),
+                        (n1 - n0, b - a, OW, k[0], k[1], C)))
+    return tuple(res)
+
+
+def _im2col_part(x, w, geo, o, r0, r1):
+    """im2col + GEMM over output rows [r0, r1) of every sample, in chunks of rows whose columns
+    fit `_COLS_BYTES` (cache-resident between the copy and the GEMM). Chunks with the same
+    zero-border pattern share one scratch buffer."""
+    k, stride, pad, dilate, osp, sp = geo
+    N = x.shape[0]
+    C = x.shape[3]
+    F = o.shape[3]
+    K = k[0] * k[1] * C
+    dt = x.dtype
+    for n0, n1, a, b, ptp, key, shape in _im2col_chunks(N, sp, osp, k, stride, pad, dilate, C,
+                                                        x.itemsize, r0, r1, _COLS_BYTES):
+        cols = scratch(key, shape, dt, zero=True)
+        im2col_nhwc(x[n0:n1], cols, ptp)
+        ov = o[n0:n1, a:b]
+        np.matmul(cols.reshape(-1, K), w,
+                  out=ov.reshape(-1, F) if n1 - n0 == 1 else _contig_rows(o, n0, n1, a, b, F))
 
 
 def _contig_rows(o, n0, n1, a, b, F):
@@ -444,6 +498,13 @@ def _shift_part(x, w, geo, o, r0, r1):
         ov += z[:, isl[0].start - i0:isl[0].stop - i0, isl[1], i, j]
 
 
+@lru_cache(maxsize=1024)
+def _pad_hi(sp, osp, k, stride, pad, dilate):
+    """Bottom/right padding so that every window lies inside the padded buffer."""
+    return tuple(max(0, (osp[i] - 1) * stride[i] + dilate[i] * (k[i] - 1) + 1 - pad[i] - sp[i])
+                 for i in range(2))
+
+
 def _pad_nhwc(x, pad, hi=None):
     """x (N, H, W, C) copied into this thread's zero-bordered padded scratch."""
     N, H, W, C = x.shape
@@ -454,6 +515,24 @@ def _pad_nhwc(x, pad, hi=None):
     return xp
 
 
+_TILED: dict = {}
+
+
+def _tiled_weight(w3, OW):
+    """Depthwise weight (kh, kw, C) tiled along OW: (kh, kw, OW·C), cached per weight array."""
+    key = (id(w3), w3.shape, OW)
+    hit = _TILED.get(key)
+    if hit is not None and hit[0] is w3:
+        return hit[1]
+    kh, kw, C = w3.shape
+    wt = np.ascontiguousarray(np.broadcast_to(w3[:, :, None, :], (kh, kw, OW, C))).reshape(
+        kh, kw, OW * C)
+    if len(_TILED) > 512:
+        _TILED.clear()
+    _TILED[key] = (w3, wt)
+    return wt
+
+
 def _depthwise_einsum(xp, w3, geo, o, r0, r1):
     """Depthwise, multiplier 1, on the padded input: one einsum over a strided window view
     (multiply-accumulate over the kernel taps in a single pass). With unit width stride the
@@ -462,20 +541,17 @@ def _depthwise_einsum(xp, w3, geo, o, r0, r1):
     N, Hp, Wp, C = xp.shape
     st = xp.strides
     rows = r1 - r0
-    base = xp[:, r0 * stride[0]:]
+    off = r0 * stride[0] * st[1]
     if stride[1] == 1:
         OWC = osp[1] * C
-        v = np.lib.stride_tricks.as_strided(
-            base, (N, rows, k[0], k[1], OWC),
-            (st[0], st[1] * stride[0], st[1] * dilate[0], st[2] * dilate[1], st[3]),
-            writeable=False)
-        wt = np.broadcast_to(w3[:, :, None, :], (k[0], k[1], osp[1], C)).reshape(k[0], k[1], OWC)
-        np.einsum("nhijk,ijk->nhk", v, wt, out=o.reshape(N, rows, OWC))
+        v = np.ndarray((N, rows, k[0], k[1], OWC), xp.dtype, xp, off,
+                       (st[0], st[1] * stride[0], st[1] * dilate[0], st[2] * dilate[1], st[3]))
+        np.einsum("nhijk,ijk->nhk", v, _tiled_weight(w3, osp[1]),
+                  out=o.reshape(N, rows, OWC))
     else:
-        v = np.lib.stride_tricks.as_strided(
-            base, (N, rows, osp[1], k[0], k[1], C),
-            (st[0], st[1] * stride[0], st[2] * stride[1], st[1] * dilate[0], st[2] * dilate[1],
-             st[3]), writeable=False)
+        v = np.ndarray((N, rows, osp[1], k[0], k[1], C), xp.dtype, xp, off,
+                       (st[0], st[1] * stride[0], st[2] * stride[1], st[1] * dilate[0],
+                        st[2] * dilate[1], st[3]))
         np.einsum("nhwijc,ijc->nhwc", v, w3, out=o)
 
 

@@ -186,7 +186,9 @@ async def graph_doc(runner) -> dict:
 
 async def graph(request: Request, name: str, version: str | None = None):
     mv = core_of(request).registry.get(name, version)
-    return json_response(await graph_doc(mv.runner))
+    # the registry's version is the served one (a runner validated before its version number
+    # was assigned may carry a placeholder)
+    return json_response({**(await graph_doc(mv.runner)), "name": mv.name, "version": mv.version})
 
 
 versioned(router, "/graph", graph, ["GET"], responses=ERRORS,

@@ -6,7 +6,9 @@ from fastapi import APIRouter, Depends, Request
 from ..errors import BadRequest
 from ._common import core_of, json_response, require_reader, versioned
 
-router = APIRouter(tags=["health"], dependencies=[Depends(require_reader)])
+# server liveness/readiness stay open even with AUTH_INFERENCE: probes (Docker HEALTHCHECK,
+# Kubernetes) carry no token, and they reveal nothing; a model's readiness is guarded
+router = APIRouter(tags=["health"])
 
 
 @router.get("/v2/health/live")
@@ -26,4 +28,4 @@ async def model_ready(request: Request, name: str, version: str | None = None):
     return json_response({"name": name, "version": mv.version, "ready": True})
 
 
-versioned(router, "/ready", model_ready, ["GET"])
+versioned(router, "/ready", model_ready, ["GET"], dependencies=[Depends(require_reader)])

@@ -43,6 +43,8 @@ async def ui_redirect():
 
 @router.api_route("/ui/", methods=["GET", "HEAD"], include_in_schema=False)
 async def ui_index():
+    if not (STATIC / "index.html").is_file():
+        raise NotFound("the web console's assets (service/static/) are not part of this install")
     return FileResponse(STATIC / "index.html", media_type=_TYPES[".html"],
                         headers={**_HEADERS, "Content-Security-Policy": _CSP})
 

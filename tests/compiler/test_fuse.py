@@ -68,3 +68,21 @@ def test_no_fusion_when_the_value_has_another_reader(second_reader):
     b = run(fused, {"w": w}, {"data": x})
     for u, v in zip(a, b):
         np.testing.assert_array_equal(u, v)
+
+
+def test_dense_relu_becomes_hs_dense():
+    x = Node("null", "data")
+    w, b = Node("null", "w"), Node("null", "b")
+    fc = Node("FullyConnected", "fc", {"num_hidden": "3"})
+    fc.inputs = [(x, 0), (w, 0), (b, 0)]
+    r = Node("Activation", "r", {"act_type": "relu"})
+    r.inputs = [(fc, 0)]
+    sym = Symbol([(r, 0)])
+    fused = fuse_epilogues(sym)
+    assert [n.opname for n in fused.topo() if not n.is_var] == ["_hs_dense"]
+    rng = np.random.default_rng(0)
+    feed = {"w": rng.standard_normal((3, 5)).astype(np.float32),
+            "b": rng.standard_normal(3).astype(np.float32)}
+    data = {"data": rng.standard_normal((4, 5)).astype(np.float32)}
+    for u, v in zip(run(sym, feed, data), run(fused, feed, data, static=True)):
+        np.testing.assert_allclose(u, v, rtol=1e-6)

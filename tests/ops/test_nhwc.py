@@ -37,6 +37,8 @@ CASES = [
     (1, 3, 17, 15, 4, (7, 7), (2, 2), (3, 3), (1, 1), 1),     # stem conv
     (2, 16, 6, 7, 4, (3, 3), (1, 1), (1, 1), (1, 1), 1),      # F < C/2: shift algorithm
     (1, 12, 6, 6, 3, (3, 3), (1, 1), (0, 2), (2, 1), 1),      # shift, asymmetric pad + dilation
+    (1, 8, 5, 4, 160, (3, 3), (1, 1), (1, 1), (1, 1), 1),     # few pixels, many filters:
+    (2, 8, 4, 4, 130, (1, 1), (2, 2), (0, 0), (1, 1), 1),     # GEMM split over filters
 ]
 
 
@@ -208,3 +210,24 @@ def test_tap_ranges_cover_valid_windows():
             assert list(range(lo, hi)) == valid
             if valid:
                 assert first == valid[0] * s + j * d - p
+
+
+def _child_runs_parallel_op(q):
+    hits = []
+    _parallel.run(hits.append, 2)
+    q.put(sorted(hits))
+
+
+def test_parallel_survives_fork():
+    import multiprocessing as mp
+    prev = _parallel.set_intra_op_threads(2)
+    try:
+        ctx = mp.get_context("fork")
+        q = ctx.Queue()
+        p = ctx.Process(target=_child_runs_parallel_op, args=(q,))
+        p.start()
+        p.join(30)
+        assert p.exitcode == 0
+        assert q.get(timeout=5) == [0, 1]
+    finally:
+        _parallel.set_intra_op_threads(prev)

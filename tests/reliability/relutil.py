@@ -40,8 +40,8 @@ def inproc_server(store: Path, **overrides) -> Iterator[SimpleNamespace]:
     from service.app import create_app
     from service.settings import Settings
     port = free_port()
-    settings = Settings(model_store=store, port=port, log_level="error", inference_threads=2,
-                        **overrides)
+    settings = Settings(**{"model_store": store, "port": port, "log_level": "error",
+                           "inference_threads": 2, **overrides})
     app = create_app(settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error",
                                            access_log=False, lifespan="on", log_config=None))

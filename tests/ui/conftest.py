@@ -10,12 +10,13 @@ model store. Screenshots of every page go to artifacts/ui/ (gitignored).
 """
 from __future__ import annotations
 
+import shutil
 from types import SimpleNamespace
 
 import pytest
 
-from uihelpers import (CHROMIUM_ARGS, browser_skip_reason, chromium_path, make_store, new_page,
-                       start_server)
+from .uihelpers import (CHROMIUM_ARGS, FIXTURES, browser_skip_reason, chromium_path, make_store,
+                        new_page, start_server)
 
 
 def pytest_configure(config):
@@ -37,6 +38,10 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def ui_server(tmp_path_factory):
     store = make_store(tmp_path_factory.mktemp("ui") / "store")
+    # a model that cannot load (its params are missing): the console must show why
+    broken = store / "broken" / "1"
+    broken.mkdir(parents=True)
+    shutil.copy(FIXTURES / "mini_resnet_v1-symbol.json", broken / "broken-symbol.json")
     st, info = start_server(store)
     with st:
         yield info

@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 STORE = ROOT / "model_store"
 FIXTURES = ROOT / "tests" / "fixtures" / "mxnet-1.9.1"
 SHOTS = ROOT / "artifacts" / "ui"
-CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/lib/chromium/chromium")
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser",
+                       "/usr/lib/chromium/chromium")
 # what Chromium needs on these machines: no sandbox as root, no GPU, and no background
 # traffic to Google (the network is closed: those connections fail, many at a time)
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -22,9 +23,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 
 def chromium_path() -> str | None:
+    """/usr/bin/chromium (Debian), or HYBRIDSERVE_CHROMIUM when set (empty: no browser)."""
     env = os.environ.get("HYBRIDSERVE_CHROMIUM")
-    if env and os.access(env, os.X_OK):
-        return env
+    if env is not None:
+        return env if env and os.access(env, os.X_OK) else None
     for c in CHROMIUM_CANDIDATES:
         if os.access(c, os.X_OK):
             return c

@@ -30,26 +30,32 @@ export function authHeaders() {
 
 // -- asking for the token ------------------------------------------------------------------
 let pendingAsk = null;
+let declined = false;      // the user cancelled: don't prompt again on every refresh
 
 /** Opens the token dialog once, however many requests are waiting; resolves true when the
- * user saved a token, false when they cancelled. */
-export function askToken(reason) {
+ * user saved a token, false when they cancelled. After a cancel, only an explicit request
+ * (`force`, e.g. the header's button) opens it again. */
+export function askToken(reason, { force = false } = {}) {
   if (pendingAsk) return pendingAsk;
+  if (declined && !force) return Promise.resolve(false);
   const dlg = document.getElementById("token-dialog");
   if (!dlg || typeof dlg.showModal !== "function") return Promise.resolve(false);
   const input = dlg.querySelector("#token-input");
   const why = dlg.querySelector("#token-reason");
-  why.textContent = reason || "The server needs an access token for this.";
+  why.textContent = reason ? (reason.includes("token") && !reason.includes(".") ? `The server says: ${reason}.` : reason)
+    : "The server needs an access token for this.";
   input.value = token.get();
   pendingAsk = new Promise((resolve) => {
     const done = () => {
       dlg.removeEventListener("close", done);
       pendingAsk = null;
       if (dlg.returnValue === "save") {
+        declined = false;
         token.set(input.value.trim());
         document.dispatchEvent(new CustomEvent("token-changed"));
         resolve(true);
       } else {
+        declined = dlg.returnValue !== "cleared";
         resolve(false);
       }
     };

@@ -109,6 +109,8 @@ async function render() {
     }
   }
   markNav(route.page);
+  const toast = document.getElementById("toast");
+  if (toast) toast.hidden = true;            // a message about the previous page is stale here
   document.title = `${page.title}${route.name ? " · " + route.name : ""} — hybridserve console`;
   clear(main);
   const mod = await page.load();
@@ -131,7 +133,7 @@ async function render() {
 function initTokenDialog() {
   const dlg = document.getElementById("token-dialog");
   const btn = document.getElementById("token-button");
-  btn.addEventListener("click", () => askToken("Enter the server's access token. It is kept in this browser tab only (sessionStorage)."));
+  btn.addEventListener("click", () => askToken("Enter the server's access token. It is kept in this browser tab only (sessionStorage).", { force: true }));
   dlg.querySelector("#token-clear").addEventListener("click", () => {
     token.set("");
     dlg.querySelector("#token-input").value = "";

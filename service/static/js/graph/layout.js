@@ -214,7 +214,7 @@ export function layoutGraph(doc, measure, opt = {}) {
   return {
     vertices, edges, layers: layers.map((L) => L.filter((v) => v < nReal)),
     width: maxX - minX + 2 * margin, height: nLayers ? yOf(nLayers - 1) + rowH / 2 + margin : 2 * margin,
-    crossings: best,
+    crossings: best, rowPitch: rowH + rowGap, margin,
     stats: { real: nReal, dummies: nAll - nReal, layers: nLayers, ms: performance.now() - t0 },
   };
 }

@@ -17,10 +17,21 @@ export function graphToolbar(view, { idPrefix = "g" } = {}) {
   const zoomLabel = h("output.zoom-level", { "aria-live": "off", title: "Zoom level" }, "100%");
   const fit = h("button.btn", { type: "button", title: "Show the whole graph (0)" }, "Fit");
   const reset = h("button.btn", { type: "button", title: "Back to the inputs at 100%" }, "100%");
+  // tall, narrow graphs (DenseNet: ~430 layers in one column) get an overview that wraps the
+  // layers into side-by-side columns, so the whole model fits the screen at a usable size
+  const wrap = h("button.btn#" + idPrefix + "-wrap", { type: "button", "aria-pressed": "false",
+    title: "Overview: wrap the layers into columns that fit the screen" }, "Wrap columns");
+  wrap.hidden = view.wrapColumns() < 2;
+  wrap.addEventListener("click", () => {
+    const on = wrap.getAttribute("aria-pressed") !== "true";
+    const cols = view.setWrap(on);
+    wrap.setAttribute("aria-pressed", String(on && cols > 1));
+    wrap.textContent = on && cols > 1 ? `Wrapped: ${cols} columns` : "Wrap columns";
+  });
   const form = h("form.search-form", { role: "search", "aria-label": "Find a node" },
     h("label", { for: `${idPrefix}-search` }, "Find node"), search, prev, next, count);
   const bar = h("div.graph-toolbar", null, form,
-    h("div.zoom-group", { role: "group", "aria-label": "Zoom" }, zoomOut, zoomLabel, zoomIn, fit, reset));
+    h("div.zoom-group", { role: "group", "aria-label": "Zoom" }, zoomOut, zoomLabel, zoomIn, fit, reset, wrap));
 
   const run = () => {
     const n = view.search(search.value);

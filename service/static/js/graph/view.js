@@ -78,7 +78,78 @@ export class GraphView {
       for (const o of v.node.outputs || []) this.byOutput.set(o, v.id);
       this.byOutput.set(v.node.name, v.id);
     }
+    this.cols = 1;
+    this.geom = this._geometry(1);
     this._build(host);
+  }
+
+  // -- geometry: the layout as drawn, optionally wrapped into columns --------------------------
+  /** Positions and edge polylines with the layers split into `cols` side-by-side columns (an
+   * overview for tall, narrow graphs such as DenseNet); cols = 1 is the plain layout. */
+  _geometry(cols) {
+    const L = this.layout;
+    const n = Math.max(1, L.stats.layers);
+    const per = cols > 1 ? Math.ceil(n / cols) : n;
+    const gap = 90, pitch = L.rowPitch;
+    const col = (layer) => Math.floor(layer / per);
+    const dx = (layer) => col(layer) * (L.width + gap);
+    const dy = (layer) => -col(layer) * per * pitch;
+    const px = new Float64Array(L.vertices.length), py = new Float64Array(L.vertices.length);
+    let maxX = 0, maxY = 0;
+    for (const v of L.vertices) {
+      px[v.id] = v.x + dx(v.layer);
+      py[v.id] = v.y + dy(v.layer);
+      maxX = Math.max(maxX, px[v.id] + v.w / 2);
+      maxY = Math.max(maxY, py[v.id] + v.h / 2);
+    }
+    const edges = L.edges.map((e) => {
+      const a = L.vertices[e.from].layer;
+      const segs = [];
+      let cur = [];
+      e.points.forEach((p, i) => {
+        const l = a + i;
+        const q = [p[0] + dx(l), p[1] + dy(l)];
+        if (i > 0 && col(l) !== col(l - 1)) {        // continue at the top of the next column
+          const last = cur[cur.length - 1];
+          cur.push([last[0], last[1] + pitch * 0.45]);
+          segs.push(cur);
+          cur = [[q[0], q[1] - pitch * 0.45]];
+        }
+        cur.push(q);
+      });
+      segs.push(cur);
+      return segs;
+    });
+    return { cols, px, py, edges, width: maxX + L.margin, height: maxY + L.margin };
+  }
+
+  /** Columns that make a tall graph's overview roughly the canvas's shape (1 = no wrap). */
+  wrapColumns() {
+    const r = this.canvas.getBoundingClientRect();
+    const L = this.layout;
+    const k = Math.round(Math.sqrt((L.height * Math.max(1, r.width)) / (L.width * Math.max(1, r.height))));
+    return Math.max(1, Math.min(60, k, L.stats.layers));
+  }
+
+  /** Switch between the plain layout and the column-wrapped overview (positions only: the
+   * layering and ordering stay as computed). */
+  setWrap(on) {
+    const cols = on ? this.wrapColumns() : 1;
+    if (cols === this.cols) return cols;
+    this.cols = cols;
+    this.geom = this._geometry(cols);
+    this._place();
+    this._drawMinimapBase();
+    this.fit();
+    return cols;
+  }
+
+  _place() {
+    const { px, py, edges } = this.geom;
+    for (const v of this.layout.vertices) {
+      this.nodeEls[v.id].setAttribute("transform", `translate(${(px[v.id] - v.w / 2).toFixed(1)},${(py[v.id] - v.h / 2).toFixed(1)})`);
+    }
+    edges.forEach((segs, i) => this.edgeEls[i].setAttribute("d", segs.map(edgePath).join("")));
   }
 
   // -- construction ----------------------------------------------------------------------------
@@ -96,17 +167,18 @@ export class GraphView {
     this.viewport.append(gEdges, gNodes);
 
     this.edgeEls = [];
-    for (const e of L.edges) {
-      const p = s("path", { d: edgePath(e.points), class: "edge", "marker-end": "url(#arrow)" });
+    for (const segs of this.geom.edges) {
+      const p = s("path", { d: segs.map(edgePath).join(""), class: "edge", "marker-end": "url(#arrow)" });
       this.edgeEls.push(p);
       gEdges.append(p);
     }
+    const { px, py } = this.geom;
     this.nodeEls = new Array(L.vertices.length);
     const frag = document.createDocumentFragment();
     for (const v of L.vertices) {
       const lines = vertexLines(v);
       const fam = opFamily(lines.title, v.kind);
-      const g = s("g", { class: `gnode fam-${fam}`, transform: `translate(${(v.x - v.w / 2).toFixed(1)},${(v.y - v.h / 2).toFixed(1)})`, "data-id": v.id });
+      const g = s("g", { class: `gnode fam-${fam}`, transform: `translate(${(px[v.id] - v.w / 2).toFixed(1)},${(py[v.id] - v.h / 2).toFixed(1)})`, "data-id": v.id });
       g.append(
         s("title", null, `${lines.title}: ${lines.name}\n${lines.meta}`),
         s("rect", { class: "box", width: v.w, height: v.h, rx: 6, ry: 6 }),
@@ -272,7 +344,7 @@ export class GraphView {
   /** Whole graph in view. */
   fit() {
     const r = this.canvas.getBoundingClientRect();
-    const L = this.layout;
+    const L = this.geom;
     const k = Math.min(MAX_K, Math.max(MIN_K, Math.min(r.width / L.width, r.height / L.height) * 0.98));
     this.k = k;
     this.tx = (r.width - L.width * k) / 2;
@@ -283,12 +355,12 @@ export class GraphView {
   /** Start view: readable scale, top of the graph (the inputs) in view. */
   home() {
     const r = this.canvas.getBoundingClientRect();
-    const L = this.layout;
-    const fitK = Math.min(r.width / L.width, r.height / L.height);
+    const L = this.layout, G = this.geom;
+    const fitK = Math.min(r.width / G.width, r.height / G.height);
     if (fitK >= 0.6) { this.fit(); return; }
-    this.k = Math.max(0.6, Math.min(1, r.width / L.width));
-    const first = L.layers[0] && L.layers[0].length ? L.vertices[L.layers[0][0]] : null;
-    const cx = first ? first.x : L.width / 2;
+    this.k = Math.max(0.6, Math.min(1, r.width / G.width));
+    const first = L.layers[0] && L.layers[0].length ? L.layers[0][0] : null;
+    const cx = first !== null ? G.px[first] : G.width / 2;
     this.tx = r.width / 2 - cx * this.k;
     this.ty = 10;
     this._scheduleApply();
@@ -297,8 +369,9 @@ export class GraphView {
   isVisible(id, pad = 30) {
     const v = this.layout.vertices[id];
     const r = this.canvas.getBoundingClientRect();
-    const x0 = (v.x - v.w / 2) * this.k + this.tx, x1 = (v.x + v.w / 2) * this.k + this.tx;
-    const y0 = (v.y - v.h / 2) * this.k + this.ty, y1 = (v.y + v.h / 2) * this.k + this.ty;
+    const x = this.geom.px[id], y = this.geom.py[id];
+    const x0 = (x - v.w / 2) * this.k + this.tx, x1 = (x + v.w / 2) * this.k + this.tx;
+    const y0 = (y - v.h / 2) * this.k + this.ty, y1 = (y + v.h / 2) * this.k + this.ty;
     return x0 >= pad && y0 >= pad && x1 <= r.width - pad && y1 <= r.height - pad;
   }
 
@@ -306,7 +379,7 @@ export class GraphView {
     const v = this.layout.vertices[id];
     const r = this.canvas.getBoundingClientRect();
     const k1 = Math.max(this.k, minZoom);
-    const tx1 = r.width / 2 - v.x * k1, ty1 = r.height / 2 - v.y * k1;
+    const tx1 = r.width / 2 - this.geom.px[v.id] * k1, ty1 = r.height / 2 - this.geom.py[v.id] * k1;
     cancelAnimationFrame(this._anim);
     delete this.canvas.dataset.animating;
     if (prefersReducedMotion()) { this.k = k1; this.tx = tx1; this.ty = ty1; this._scheduleApply(); return; }
@@ -407,15 +480,15 @@ export class GraphView {
 
   // -- minimap -----------------------------------------------------------------------------------
   _drawMinimapBase() {
-    const L = this.layout;
+    const L = this.layout, G = this.geom;
     const maxW = 180, maxH = 220;
-    const scale = Math.min(maxW / L.width, maxH / L.height);
-    const cw = Math.max(40, Math.ceil(L.width * scale)), ch = Math.max(40, Math.ceil(L.height * scale));
+    const scale = Math.min(maxW / G.width, maxH / G.height);
+    const cw = Math.max(40, Math.ceil(G.width * scale)), ch = Math.max(40, Math.ceil(G.height * scale));
     const dpr = window.devicePixelRatio || 1;
     const mm = this.minimap;
     mm.width = cw * dpr; mm.height = ch * dpr;
     mm.style.width = cw + "px"; mm.style.height = ch + "px";
-    this.mm = { scale, ox: (cw - L.width * scale) / 2, oy: (ch - L.height * scale) / 2, cw, ch, dpr };
+    this.mm = { scale, ox: (cw - G.width * scale) / 2, oy: (ch - G.height * scale) / 2, cw, ch, dpr };
     const base = document.createElement("canvas");
     base.width = mm.width; base.height = mm.height;
     const ctx = base.getContext("2d");
@@ -426,17 +499,18 @@ export class GraphView {
     ctx.strokeStyle = css.getPropertyValue("--mm-edge").trim() || "#b8c0cc";
     ctx.lineWidth = 0.5;
     ctx.beginPath();
-    for (const e of L.edges) {
-      const p = e.points;
-      ctx.moveTo(this.mm.ox + p[0][0] * scale, this.mm.oy + p[0][1] * scale);
-      for (let i = 1; i < p.length; i++) ctx.lineTo(this.mm.ox + p[i][0] * scale, this.mm.oy + p[i][1] * scale);
+    for (const segs of G.edges) {
+      for (const p of segs) {
+        ctx.moveTo(this.mm.ox + p[0][0] * scale, this.mm.oy + p[0][1] * scale);
+        for (let i = 1; i < p.length; i++) ctx.lineTo(this.mm.ox + p[i][0] * scale, this.mm.oy + p[i][1] * scale);
+      }
     }
     ctx.stroke();
     const nodeColor = css.getPropertyValue("--mm-node").trim() || "#4a6fa5";
     const badColor = css.getPropertyValue("--bad").trim() || "#c62828";
     for (const v of L.vertices) {
       ctx.fillStyle = this.marks.get(v.id) && this.marks.get(v.id).cls === "bad" ? badColor : nodeColor;
-      ctx.fillRect(this.mm.ox + (v.x - v.w / 2) * scale, this.mm.oy + (v.y - v.h / 2) * scale,
+      ctx.fillRect(this.mm.ox + (G.px[v.id] - v.w / 2) * scale, this.mm.oy + (G.py[v.id] - v.h / 2) * scale,
         Math.max(1.5, v.w * scale), Math.max(1.5, v.h * scale));
     }
     this.mmBase = base;

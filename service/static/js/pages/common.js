@@ -107,7 +107,7 @@ export function inputBuilder(inputs, { idPrefix = "in", nanOption = false } = {}
     const radios = [["uniform", "Random uniform [0, 1)"], ["normal", "Random normal"], ["zeros", "Zeros"], ["file", "File (.npy or .json)"]];
     const group = `${pid}-src`;
     const fileIn = h("input", { type: "file", id: `${pid}-file`, accept: ".npy,.json,application/json", "aria-describedby": `${pid}-file-info` });
-    const fileInfo = h("span.file-info", { id: `${pid}-file-info` }, "No file chosen");
+    const fileInfo = h("span.file-info", { id: `${pid}-file-info` }, ".npy (float/int, any byte order) or JSON");
     const seedIn = h("input.seed", { type: "number", id: `${pid}-seed`, value: k + 1, min: 0, step: 1 });
     const radioEls = radios.map(([v, t], i) => h("label.radio", null,
       h("input", { type: "radio", name: group, value: v, checked: i === 0 }), " ", t));
@@ -115,7 +115,7 @@ export function inputBuilder(inputs, { idPrefix = "in", nanOption = false } = {}
     fileIn.addEventListener("change", async () => {
       parsed = null;
       const f = fileIn.files[0];
-      if (!f) { fileInfo.textContent = "No file chosen"; return; }
+      if (!f) { fileInfo.textContent = ""; return; }
       radioEls[3].querySelector("input").checked = true;
       try {
         if (f.name.toLowerCase().endsWith(".npy")) {

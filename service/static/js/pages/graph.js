@@ -28,7 +28,7 @@ export async function render(main, ctx) {
   main.append(layoutBox);
   let inspectMap = null;
   const view = new GraphView(host, doc, {
-    label: `Graph of ${ctx.name} version ${doc.version}`,
+    label: `Graph of ${ctx.name} version ${ctx.version || doc.version}`,
     onSelect: (v) => { showDetails(panel, v, view, { inspect: inspectMap }); const t = panel.querySelector("h2"); if (t) t.id = "node-panel-title"; },
   });
   const tb = graphToolbar(view, { idPrefix: "graph" });
@@ -39,7 +39,7 @@ export async function render(main, ctx) {
   info.textContent = `${fmtInt(doc.op_count)} ops · ${fmtCompact(doc.total_params)} parameters · ` +
     `${st.layers} layers · ${fmtInt(view.layout.crossings)} edge crossings · laid out in ${st.ms.toFixed(0)} ms`;
   info.dataset.layoutMs = st.ms.toFixed(1);
-  const last = inspections.get(key(ctx.name, doc.version));
+  const last = inspections.get(key(ctx.name, ctx.version || doc.version));
   if (last) {
     const { marks, byVertex, bad } = marksFromInspection(view, last);
     view.setMarks(marks);

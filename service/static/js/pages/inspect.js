@@ -86,7 +86,7 @@ export async function render(main, ctx) {
     host.before(graphToolbar(view, { idPrefix: "insp-graph" }).el);
     showDetails(panel, null, view);
     view.home();
-    const last = inspections.get(key(ctx.name, doc.version));
+    const last = inspections.get(key(ctx.name, ctx.version || doc.version));
     if (last) apply(last, false);
   }).catch((e) => { graphSec.append(errorBox(e, "Could not load the graph")); });
 
@@ -161,8 +161,8 @@ export async function render(main, ctx) {
       const ms = performance.now() - t0;
       if (!ctx.isCurrent()) return;
       await graphReady;
-      inspections.set(key(ctx.name, resp.model_version), resp);
-      status.textContent = `Inspection of ${resp.model_name} v${resp.model_version} took ${ms.toFixed(0)} ms.`;
+      inspections.set(key(ctx.name, ctx.version || resp.model_version), resp);
+      status.textContent = `Inspection of ${resp.model_name} v${ctx.version || resp.model_version} took ${ms.toFixed(0)} ms.`;
       apply(resp);
     } catch (err) {
       status.textContent = "";

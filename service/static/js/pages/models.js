@@ -5,6 +5,8 @@ import { h, clear, fmtCompact, fmtInt, fmtMs, fmtShape, fmtAgo, errorBox } from 
 import { get } from "../api.js";
 import { routeHref } from "../main.js";
 
+const COLUMNS = ["Version", "State", "Inputs", "Outputs", "Params", "Load time", "Requests", "Rate",
+  "Avg latency", "Avg compute", "Last request", "Open"];
 const STATE_LABEL = { READY: "ready", LOADING: "loading", FAILED: "failed", UNAVAILABLE: "unavailable",
   UNLOADING: "unloading", UNKNOWN: "unknown" };
 
@@ -18,6 +20,12 @@ function stateBadge(v) {
   const st = v.state || "UNKNOWN";
   return h(`span.badge.state-${st.toLowerCase()}`, { "data-state": st },
     st === "LOADING" ? h("span.spinner", { "aria-hidden": "true" }) : null, STATE_LABEL[st] || st.toLowerCase());
+}
+
+/** The server's error for a version; long ones fold into a disclosure. */
+function reasonBox(reason) {
+  if (reason.length <= 140) return h("div.reason", null, reason);
+  return h("details.reason", null, h("summary", null, reason.slice(0, 120) + "…"), h("div", null, reason));
 }
 
 function statsCells(st, prev, dt) {
@@ -66,24 +74,23 @@ export async function render(main, ctx) {
         h("a.btn.btn-primary", { href: "#/upload" }, "Upload a model")));
       return;
     }
+    // one table, one row group per model, so the columns line up across models
+    const table = h("table.data.versions#models-table", null,
+      h("caption.sr-only", null, "Models and their versions"),
+      h("thead", null, h("tr", null, COLUMNS.map((c) => h("th", { scope: "col" }, c)))));
     for (const m of ov.models) {
-      const card = h("section.card.model-card", { "aria-labelledby": `m-${m.name}` });
       const desc = (m.versions.find((v) => v.description) || {}).description;
-      card.append(h("h2", { id: `m-${m.name}` }, m.name), desc ? h("p.muted", null, desc) : null);
-      const table = h("table.data.versions", null,
-        h("caption.sr-only", null, `Versions of ${m.name}`),
-        h("thead", null, h("tr", null,
-          ["Version", "State", "Inputs", "Outputs", "Params", "Load time", "Requests", "Rate",
-            "Avg latency", "Avg compute", "Last request", "Open"].map((c) => h("th", { scope: "col" }, c)))));
-      const tb = h("tbody");
+      const tb = h("tbody.model-group", { "data-model": m.name });
+      tb.append(h("tr.model-row", null, h("th", { scope: "rowgroup", colspan: COLUMNS.length },
+        h("h2", { id: `m-${m.name}` }, m.name), desc ? h("span.muted.model-desc", null, desc) : null)));
       for (const v of m.versions) {
         const key = `${m.name}/${v.version}`;
         const cells = {
           state: h("td"), requests: h("td.num"), rate: h("td.num"), latency: h("td.num"),
           compute: h("td.num"), last: h("td"),
         };
-        cells.state.append(stateBadge(v));
-        if (v.reason && v.state !== "READY") cells.state.append(h("div.reason", { role: v.state === "FAILED" ? "note" : null }, v.reason));
+        cells.state.append(h("div.state-cell", null, stateBadge(v),
+          v.reason && v.state !== "READY" ? reasonBox(v.reason) : null));
         const ready = v.state === "READY";
         const links = ready ? h("nav.row-links", { "aria-label": `${m.name} version ${v.version}` },
           [["graph", "Graph"], ["summary", "Summary"], ["try", "Try it"], ["inspect", "Inspect"]].map(([p, t]) =>
@@ -94,13 +101,15 @@ export async function render(main, ctx) {
           h("td.num", { title: v.total_params != null ? fmtInt(v.total_params) + " parameters" : "" }, fmtCompact(v.total_params)),
           h("td.num", null, v.load_seconds != null ? fmtMs(v.load_seconds * 1000) : "—"),
           cells.requests, cells.rate, cells.latency, cells.compute, cells.last, h("td", null, links));
+        // labels for the narrow-screen layout, where each row becomes a card
+        [...tr.children].forEach((c, i) => { c.dataset.label = COLUMNS[i]; });
         tb.append(tr);
         rows.set(key, cells);
       }
       table.append(tb);
-      card.append(h("div.table-wrap", { tabindex: 0, role: "region", "aria-label": `${m.name} versions table` }, table));
-      body.append(card);
     }
+    body.append(h("div.card.table-card", null,
+      h("div.table-wrap", { tabindex: 0, role: "region", "aria-label": "Models table" }, table)));
   }
 
   async function refresh() {

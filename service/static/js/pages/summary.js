@@ -56,7 +56,7 @@ export async function render(main, ctx) {
     const tp = d.total_params || 1;
     table = sortableTable({
       id: "summary-table",
-      caption: `Layers of ${d.name} v${d.version} at batch size ${d.batch_size}`,
+      caption: `Layers of ${d.name} v${ctx.version || d.version} at batch size ${d.batch_size}`,
       columns: [
         { key: "idx", label: "#", numeric: true },
         { key: "name", label: "Layer", format: (r) => h("code", null, r.name), header: true },
@@ -74,14 +74,15 @@ export async function render(main, ctx) {
     });
     const totals = h("section.card.totals-card", { "aria-labelledby": "totals-h" },
       h("h2#totals-h", null, "Totals"),
-      h("dl.kv.grid", null,
-        ...[["Total params", fmtInt(d.total_params)], ["Trainable", fmtInt(d.trainable_params)],
+      h("dl.tiles", null,
+        [["Total params", fmtInt(d.total_params)], ["Trainable", fmtInt(d.trainable_params)],
           ["Non-trainable", fmtInt(d.non_trainable_params)], ["Shared", fmtInt(d.shared_params)],
           ["Unique", fmtInt(d.unique_params)], ["Layers", fmtInt(d.layers.length)],
-          ["Estimated FLOPs", fmtCompact(d.flops) + (d.flops_complete ? "" : " (lower bound)")],
-          ["Inputs", d.inputs.map((i) => `${i.name} ${i.datatype} ${fmtShape(i.shape)}`).join("; ")],
-          ["Outputs", d.outputs.map((o) => `${o.name} ${o.datatype} ${fmtShape(o.shape)}`).join("; ")]]
-          .flatMap(([k, v]) => [h("dt", null, k), h("dd", null, v)])));
+          ["Estimated FLOPs", fmtCompact(d.flops) + (d.flops_complete ? "" : " (lower bound)")]]
+          .map(([k, v]) => h("div.tile", null, h("dt", null, k), h("dd", null, v)))),
+      h("dl.kv.signature", null,
+        h("dt", null, "Inputs"), h("dd", null, d.inputs.map((i) => h("code.block", null, `${i.name} ${i.datatype} ${fmtShape(i.shape)}`))),
+        h("dt", null, "Outputs"), h("dd", null, d.outputs.map((o) => h("code.block", null, `${o.name} ${o.datatype} ${fmtShape(o.shape)}`)))));
     body.append(totals, h("div.table-wrap", { tabindex: 0, role: "region", "aria-label": "Layer table" }, table.table));
   }
 

@@ -22,7 +22,7 @@ export async function render(main, ctx) {
   const kIn = h("input#try-k", { type: "number", min: 1, max: 100, value: 5, step: 1, inputmode: "numeric" });
   const runBtn = h("button.btn.btn-primary#try-run", { type: "submit" }, "Run inference");
   const latency = h("div.latency#try-latency", { role: "status", "aria-live": "polite" });
-  const out = h("div#try-output");
+  const out = h("div#try-output", null, h("p.muted", null, "Run inference to see the outputs here."));
   const form = h("form.card", { "aria-labelledby": "try-in-h" },
     h("h2#try-in-h", null, "Input"), builder.el,
     h("div.toolbar", null, h("label", { for: "try-k" }, "Top-k"), kIn, runBtn));
