@@ -33,23 +33,21 @@ class HybridBlock(Block):
         class Flag(enum.Flag):
             DisableAMP = enum.auto()
 
-        _flags = 0
-
         def __init__(self, flag):
             self.flag = flag
             self._saved = 0
 
         def __enter__(self):
-            self._saved = HybridBlock.OptConstraint._flags
-            HybridBlock.OptConstraint._flags = self._saved | self.flag.value
+            self._saved = _trace.get_optimization_constraints()
+            _trace.set_optimization_constraints(self._saved | self.flag.value)
             return self
 
         def __exit__(self, *exc):
-            HybridBlock.OptConstraint._flags = self._saved
+            _trace.set_optimization_constraints(self._saved)
 
         @staticmethod
         def get_flags() -> int:
-            return HybridBlock.OptConstraint._flags
+            return _trace.get_optimization_constraints()
 
         @classmethod
         def disable_all(cls):

@@ -47,12 +47,25 @@ class Tracer:
     def record(self, op, attrs: dict[str, str], inputs, outputs, name: str | None = None) -> None:
         if op.name in _SCOPED_OPS:
             attrs = {**attrs, "__profiler_scope__": PROFILER_SCOPE}
+        if _constraints["flags"]:       # recorded under HybridBlock.OptConstraint
+            attrs = {**attrs, "__opt_constraint__": str(_constraints["flags"])}
         node = Node(op.name, name or new_node_name(), attrs, [self.entry(x) for x in inputs], op=op)
         for i, out in enumerate(outputs):
             self.bind(out, (node, i))
 
     def symbol(self, outputs) -> Symbol:
         return _Symbol([self.entry(o) for o in outputs])
+
+
+_constraints = {"flags": 0}       # optimisation constraints of HybridBlock.OptConstraint
+
+
+def get_optimization_constraints() -> int:
+    return _constraints["flags"]
+
+
+def set_optimization_constraints(flags: int) -> None:
+    _constraints["flags"] = int(flags)
 
 
 def current() -> Tracer | None:

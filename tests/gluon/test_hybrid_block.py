@@ -382,3 +382,27 @@ def test_infer_shape_unknown_error_message():
     with pytest.raises(RuntimeError) as e:
         net(_rand(2, 4))
     assert str(e.value).endswith("Parameters with unknown shapes are weight ((-1, 3))")
+
+
+def test_opt_constraint_marks_ops_recorded_inside_it():
+    from framework import np as fnp
+    from framework.gluon import HybridBlock, nn
+
+    class M(HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.d = nn.Dense(3)
+
+        def forward(self, x):
+            with HybridBlock.OptConstraint.disable_amp():
+                y = self.d(x)
+            return fnp.exp(y)
+
+    m = M()
+    m.initialize()
+    m.hybridize()
+    m(fnp.ones((2, 4)))
+    marks = {n.opname: n.attrs.get("__opt_constraint__") for n in m._cached_graph[1].topo()
+             if not n.is_var}
+    assert marks == {"FullyConnected": "1", "_npi_exp": None}
+    assert HybridBlock.OptConstraint.get_flags() == 0
