@@ -73,16 +73,25 @@ def graph_stats(sym, data_shape) -> tuple[int, int]:
     return total, largest
 
 
-def time_ms(fn, calls: int, repeats: int) -> tuple[float, float]:
+def time_ms(fn, calls: int, repeats: int, clock=time.perf_counter) -> tuple[float, float]:
     for _ in range(2):
         fn()
     reps = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(calls):
             fn()
-        reps.append((time.perf_counter() - t0) / calls * 1e3)
+        reps.append((clock() - t0) / calls * 1e3)
     return statistics.median(reps), min(reps)
+
+
+def cpu_ms(blk, x, calls: int, repeats: int) -> float:
+    """CPU milliseconds of the whole process per forward, everything single-threaded: the total
+    work, which background load on a shared machine barely changes (unlike wall time)."""
+    from threadpoolctl import threadpool_limits
+    set_policy(1)
+    with threadpool_limits(1, user_api="blas"):
+        return time_ms(lambda: blk(x), calls, repeats, time.process_time)[0]
 
 
 def load(prefix: str, backend: str | None):
@@ -143,6 +152,8 @@ def bench_model(prefix: str, mx_ms: float, args) -> dict:
     row["err_intra"] = float(np.abs(y2 - ref).max())
     row["opt_intra_ms"], row["opt_intra_min"] = time_ms(lambda: opt(x), args.calls, args.repeats)
     set_policy(1)
+    if args.cpu:
+        row["hs_cpu_ms"] = round(cpu_ms(opt, x, args.calls, args.repeats), 2)
     flops, largest = graph_stats(plain._cached_graph[1], tuple(io["data"].shape))
     row["gflop"] = round(flops / 1e9, 3)
     row["largest_act_bytes"] = largest
@@ -157,6 +168,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--memory", nargs="*", default=[], help="models whose b1 peak memory to probe")
     ap.add_argument("--write", help="write the results table (markdown) to this file")
+    ap.add_argument("--cpu", action="store_true",
+                    help="also compare single-threaded CPU time per forward (load-robust)")
     ap.add_argument("--probe", nargs=2, help=argparse.SUPPRESS)     # internal: prefix backend
     args = ap.parse_args()
     if args.probe:
@@ -181,9 +194,13 @@ def main() -> None:
         ours = {}
         for name in names:
             m = mx1["models"][name]
-            a = argparse.Namespace(calls=max(2, args.calls // batch), repeats=args.repeats)
+            a = argparse.Namespace(calls=max(2, args.calls // batch), repeats=args.repeats,
+                                   cpu=args.cpu)
             ours[name] = bench_model(m["prefix"], m["per_call_ms"], a)
         mx2 = run_mxnet_side("zoo_bench_mx.py", outdir, *mxargs, env=env)
+        mxc = run_mxnet_side("zoo_bench_mx.py", outdir, *mxargs, "--clock", "process",
+                             env={"OMP_NUM_THREADS": "1"}) \
+            if args.cpu else None
         for name in names:
             m1, m2 = mx1["models"][name], mx2["models"][name]
             r = ours[name]
@@ -197,6 +214,9 @@ def main() -> None:
                                 else v) for k, v in r.items()},
                          "ratio": round(best / mx_ms, 3), "ratio_min": round(best_min / mx_min, 3),
                          "per_image_ms": round(best / batch, 2),
+                         **({"mx_cpu_ms": mxc["models"][name]["per_call_ms"],
+                             "cpu_ratio": round(r["hs_cpu_ms"] / mxc["models"][name]["per_call_ms"], 3)}
+                            if mxc else {}),
                          "peak_fraction": round(r["gflop"] / (best / 1e3) / peak2, 3)})
     mem = {}
     for name in args.memory:
@@ -221,6 +241,8 @@ def report(rows, mem, peak2, args) -> None:
     cols = ["model", "batch", "mxnet_ms", "hybridize_ms", "opt_ms", "opt_intra_ms", "ratio",
             "mxnet_min_ms", "ratio_min", "per_image_ms", "peak_fraction", "build_s", "gflop",
             "err_opt", "bound"]
+    if rows and "cpu_ratio" in rows[0]:
+        cols[-2:-2] = ["mx_cpu_ms", "hs_cpu_ms", "cpu_ratio"]
     lines = [f"Run {now}; GEMM peak (1024³ sgemm, OpenBLAS 2 threads) {peak2:.0f} GFLOP/s",
              f"Machine: {json.dumps(mach)}", "",
              "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]

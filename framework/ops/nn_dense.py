@@ -47,7 +47,8 @@ def fully_connected(a, x, w, b=None, out=None):
     if x.shape[-1] != w.shape[1]:
         raise ShapeError(f"FullyConnected: input feature size {x.shape[-1]} does not match "
                          f"weight shape {tuple(w.shape)}")
-    if out is not None and (out.shape != x.shape[:-1] + (w.shape[0],) or out.dtype != np.result_type(x, w)):
+    if out is not None and (out.shape != x.shape[:-1] + (w.shape[0],)
+                            or out.dtype != np.result_type(x, w)):
         out = None
     y = np.matmul(x, w.T, out=out)
     if b is not None:

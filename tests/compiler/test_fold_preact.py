@@ -1,5 +1,4 @@
 """Pre-activation BatchNorm + ReLU folded into the following 1x1 conv (passes/fold_preact.py)."""
-import numpy as np
 
 from fixture_util import load_fixture
 from framework.compiler.backends import get_backend

@@ -57,10 +57,10 @@ def test_layout_keeps_outputs(name):
 
 @pytest.mark.parametrize("name", ZOO)
 def test_pipeline_with_intra_op_threads(name, monkeypatch):
-    from framework.ops import nhwc
+    from framework.ops import _nhwc_util
     sym, params, inputs, expected = available(name)
     new, a, x = get_backend("hybridserve")(sym, params, {})
-    monkeypatch.setattr(nhwc, "_MIN_PAR", 1)
+    monkeypatch.setattr(_nhwc_util, "_MIN_PAR", 1)
     prev = _parallel.set_intra_op_threads(2)
     try:
         check(run(new, {**a, **x}, inputs, static=True), expected)
@@ -105,3 +105,21 @@ def test_channels_last_backend_exports(name):
     new, a, x = get_backend("hybridserve")(sym, params, {})
     again = load_json(new.tojson())
     check(run(again, {**a, **x}, inputs), expected)
+
+
+def test_multi_output_elementwise_keeps_its_outputs():
+    """LeakyReLU(rrelu) has a second (mask) output: both come back, in NCHW."""
+    from framework.symbol.graph import Node, Symbol
+    rng = np.random.default_rng(3)
+    x, w = Node("null", "data"), Node("null", "w")
+    c = Node("Convolution", "c", {"kernel": "(3, 3)", "pad": "(1, 1)", "num_filter": "4",
+                                  "no_bias": "True"})
+    c.inputs = [(x, 0), (w, 0)]
+    r = Node("LeakyReLU", "r", {"act_type": "rrelu"})
+    r.inputs = [(c, 0)]
+    sym = Symbol([(r, 0), (r, 1)])
+    params = {"w": rng.standard_normal((4, 3, 3, 3)).astype(np.float32)}
+    inputs = {"data": rng.standard_normal((2, 3, 5, 6)).astype(np.float32)}
+    new, nparams = to_channels_last(sym, params)
+    assert any(n.opname == "_hs_conv2d" for n in new.topo())
+    check(run(new, nparams, inputs), run(sym, params, inputs))

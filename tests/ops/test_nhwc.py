@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from framework.ops import _parallel, conv, nhwc, pool
+from framework.ops import _nhwc_util, _parallel, conv, nhwc
 from framework.ops.registry import get_op
 
 RNG = np.random.default_rng(7)
@@ -13,7 +13,7 @@ RNG = np.random.default_rng(7)
 
 @pytest.fixture(params=[1, 2], ids=["serial", "intra2"])
 def threads(request, monkeypatch):
-    monkeypatch.setattr(nhwc, "_MIN_PAR", 1)          # split even the tiny test tensors
+    monkeypatch.setattr(_nhwc_util, "_MIN_PAR", 1)          # split even the tiny test tensors
     prev = _parallel.set_intra_op_threads(request.param)
     yield request.param
     _parallel.set_intra_op_threads(prev)
@@ -163,7 +163,7 @@ def test_hs_concat(dim, threads):
 
 def test_scratch_is_per_thread_and_bounded(monkeypatch):
     import threading
-    monkeypatch.setattr(nhwc, "_SCRATCH_BYTES", 1 << 12)
+    monkeypatch.setattr(_nhwc_util, "_SCRATCH_BYTES", 1 << 12)
     nhwc.clear_scratch()
     a = nhwc.scratch(("t",), (8,), np.float32, zero=True)
     assert nhwc.scratch(("t",), (8,), np.float32, zero=True) is a
@@ -174,7 +174,7 @@ def test_scratch_is_per_thread_and_bounded(monkeypatch):
     assert seen[0] is not a
     for i in range(10):                      # beyond the byte budget: the oldest are dropped
         nhwc.scratch(("big", i), (256,), np.float32)
-    assert nhwc._tls.nbytes <= 1 << 12
+    assert _nhwc_util._tls.nbytes <= 1 << 12
     nhwc.clear_scratch()
 
 

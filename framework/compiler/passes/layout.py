@@ -164,13 +164,17 @@ def to_channels_last(sym: Symbol, params: dict[str, np.ndarray]):
                 return r
         elif ins and all(is_nhwc(e) for e in ins[:1]):
             a = n.parsed
-            if op == "Pooling" and a.layout in (None, "NCHW") and a.pool_type in ("max", "avg", "sum") \
-                    and (a.global_pool or len(a.kernel) == 2):
+            if (op == "Pooling" and a.layout in (None, "NCHW")
+                    and a.pool_type in ("max", "avg", "sum")
+                    and (a.global_pool or len(a.kernel) == 2)):
                 attrs = dict(n.attrs)
                 attrs["layout"] = "NHWC"
                 return tagged(copy(n, ins, attrs), n.num_outputs())
             if op in unary and not (op == "LeakyReLU" and a.act_type == "prelu") and len(ins) == 1:
-                return tagged(copy(n, ins), n.num_outputs())
+                c = copy(n, ins)
+                for i in range(n.num_outputs()):
+                    nhwc.add((id(c), i))
+                return [(c, i) for i in range(n.num_outputs())]
             if op in binary and all(is_nhwc(e) for e in ins):
                 return tagged(copy(n, ins), 1)
             if op in ("Concat", "_npi_concatenate") and all(is_nhwc(e) for e in ins):
