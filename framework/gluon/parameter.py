@@ -74,10 +74,7 @@ class Parameter:
         if self._grad_req == req:
             return
         self._grad_req = req
-        if req == "null":
-            self._grad = None
-        elif self._data is not None:
-            self._grad = [ndarray(_onp.zeros_like(d._data)) for d in self._data]
+        self._grad = None                      # dropped; allocated lazily if needed again
 
     @property
     def dtype(self):
@@ -160,8 +157,7 @@ class Parameter:
         self._device_list = list(device_list)
         self._data = [ndarray(data if i == 0 else data.copy()) for i in range(len(device_list))]
         self._data[0]._data = data
-        if self._grad_req != "null":
-            self._grad = [ndarray(_onp.zeros_like(data)) for _ in device_list]
+        self._grad = None                      # allocated on first grad() (see _grads)
 
     # -- data access --------------------------------------------------------------------------
     def _check_and_get(self, arr_list, device):
@@ -200,17 +196,24 @@ class Parameter:
         self._check_and_get(self._data, None)
         return list(self._data)
 
+    def _grads(self):
+        """Gradient buffers, allocated on first use: inference never needs them, and a
+        ResNet-50 would otherwise carry ~100 MB of zeros."""
+        if self._data is not None:
+            if self._grad_req == "null":
+                raise RuntimeError(f"Cannot get gradient array for Parameter '{self.name}' "
+                                   "because grad_req='null'")
+            if self._grad is None:
+                self._grad = [ndarray(_onp.zeros_like(d._data)) for d in self._data]
+        return self._grad
+
     def grad(self, device=None):
-        if self._data is not None and self._grad is None:
-            raise RuntimeError(f"Cannot get gradient array for Parameter '{self.name}' because "
-                               "grad_req='null'")
-        return self._check_and_get(self._grad, device)
+        return self._check_and_get(self._grads(), device)
 
     def list_grad(self):
-        if self._data is not None and self._grad is None:
-            raise RuntimeError(f"Cannot get gradient array for Parameter '{self.name}' because "
-                               "grad_req='null'")
-        return list(self._check_and_get(self._grad, None) and self._grad)
+        grads = self._grads()
+        self._check_and_get(grads, None)
+        return list(grads)
 
     def list_device(self) -> list[Device]:
         if self._data is None:
