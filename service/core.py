@@ -37,7 +37,8 @@ class Core:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.store = ModelStore(settings.resolved_store(), read_only=settings.store_read_only,
-                                stale_s=settings.staging_stale_s)
+                                stale_s=settings.staging_stale_s,
+                                max_config_bytes=settings.max_config_bytes)
         self.metrics = Metrics()
         self.infer_pool = ThreadPoolExecutor(max(1, settings.inference_threads),
                                              thread_name_prefix="hybridserve-infer")
@@ -70,6 +71,8 @@ class Core:
         all_ops()
         if self.settings.load_on_startup:
             await self.sync.tick(force=True)
+        else:
+            await self.sync.baseline()
         self.registry.initial_load_done = True
         if self.settings.poll_seconds() > 0:
             self._poller = loop.create_task(self._poll())

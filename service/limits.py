@@ -4,16 +4,16 @@
   NumPy) so a file can be refused before any parser recurses into it; `check_tree_depth`
   walks an already-parsed document (the infer hot path, where `data` arrays are left to
   NumPy, which refuses more than 64 dimensions by itself).
-- Model sizes before warm-up: `check_activations` runs shape inference at the warm-up shapes and refuses
-  a graph whose single tensor or whose activations in total would be too large at the
-  largest warm-up batch — a tiny
-  upload can declare an enormous input shape or an op with a huge constant shape.
+- Model sizes before warm-up: `check_activations` runs shape inference at the warm-up shapes
+  and refuses a graph whose single tensor or whose activations in total would be too large
+  at the largest warm-up batch: a tiny upload can declare an enormous input shape or an op
+  with a huge constant shape.
 """
 from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -43,19 +43,24 @@ def check_json_depth(raw: bytes | bytearray | memoryview, limit: int, what: str)
             raise BadRequest(f"{what} nests {d} levels deep, over the limit of {limit}")
 
 
-def check_tree_depth(obj: Any, limit: int, what: str, skip: Iterable[str] = ()) -> None:
-    """Depth of a parsed JSON value (dicts/lists), not descending into keys in `skip`."""
-    skip = set(skip)
+def check_tree_depth(obj: Any, limit: int, what: str, skip: frozenset[str] = frozenset()
+                     ) -> None:
+    """Depth of a parsed JSON value (dicts/lists), not descending into keys in `skip`.
+    (On the infer hot path: a few microseconds for a typical request.)"""
     stack = [(obj, 1)]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, d = stack.pop()
+        node, d = pop()
         if d > limit:
             raise BadRequest(f"{what} nests more than {limit} levels deep")
-        if isinstance(node, dict):
-            stack.extend((v, d + 1) for k, v in node.items()
-                         if k not in skip and isinstance(v, (dict, list)))
-        elif isinstance(node, list):
-            stack.extend((v, d + 1) for v in node if isinstance(v, (dict, list)))
+        if type(node) is dict:
+            for k, v in node.items():
+                if (type(v) is dict or type(v) is list) and k not in skip:
+                    push((v, d + 1))
+        elif type(node) is list:
+            for v in node:
+                if type(v) is dict or type(v) is list:
+                    push((v, d + 1))
 
 
 def check_activations(sym, known: dict[str, tuple[int, ...]], max_elements: int,

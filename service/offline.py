@@ -44,7 +44,7 @@ def _load(args: argparse.Namespace) -> Runner:
     else:
         if not args.name:
             raise BadRequest("give a model name (with --model-store) or --symbol/--params files")
-        store = ModelStore(args.model_store, create=False)
+        store = ModelStore(args.model_store, create=False, read_only=True)
         versions = store.versions(args.name)
         if not versions:
             raise BadRequest(f"model {args.name!r} has no versions in {store.root}")

@@ -37,7 +37,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def is_stale(p: Path, stale_s: float, at_startup: bool = False, now: float | None = None) -> bool:
+def is_stale(p: Path, stale_s: float, at_startup: bool = False,
+             now: float | None = None) -> bool:
     """True if nobody can still be writing `p`: its owner on this host is gone (or is an
     earlier incarnation of this very pid, at startup), or it is older than `stale_s`."""
     m = _OWNED.match(p.name)

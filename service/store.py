@@ -12,7 +12,6 @@ A store we cannot write to (a read-only KServe/PVC mount) serves normally; write
 """
 from __future__ import annotations
 
-import errno
 import os
 import re
 import shutil
@@ -22,7 +21,7 @@ from typing import NamedTuple
 from . import faults
 from .config import ModelConfig, parse_config
 from .errors import BadRequest, Conflict, Forbidden, NotFound
-from .manifest import (LOADED, LOCK, Manifest, ModelEntry, StoreLock, config_digest,
+from .manifest import (LOADED, Manifest, ModelEntry, StoreLock, config_digest,
                        read_manifest, write_atomic, write_manifest)
 from .owner import owner_prefix
 
@@ -93,7 +92,8 @@ def _ident(p: Path) -> tuple | None:
 
 class ModelStore:
     def __init__(self, root: str | os.PathLike, create: bool = True,
-                 read_only: bool | None = None, stale_s: float = 3600.0):
+                 read_only: bool | None = None, stale_s: float = 3600.0,
+                 max_config_bytes: int = 1 << 20):
         self.root = Path(root).expanduser().resolve()
         if create and not self.root.exists():
             try:
@@ -102,20 +102,18 @@ class ModelStore:
                 raise NotFound(f"model store {self.root} cannot be created: {e}") from None
         if not self.root.is_dir():
             raise NotFound(f"model store {self.root} is not a directory")
-        self.stale_s = stale_s
+        self.stale_s, self.max_config_bytes = stale_s, max_config_bytes
         self.read_only = self._detect_read_only() if read_only is None else read_only
         self.lock = StoreLock(self.root)  # serialises commits across threads and processes
 
     def _detect_read_only(self) -> bool:
-        if not os.access(self.root, os.W_OK):
-            return True
+        """Without writing anything: a read-only mount, or no write permission."""
         try:
-            os.close(os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT, 0o644))
-        except OSError as e:
-            if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            if os.statvfs(self.root).f_flag & os.ST_RDONLY:
                 return True
-            raise
-        return False
+        except OSError:
+            pass
+        return not os.access(self.root, os.W_OK)
 
     def require_writable(self) -> None:
         if self.read_only:
@@ -169,11 +167,12 @@ class ModelStore:
     def version_ident(self, name: str, version: str) -> tuple | None:
         return _ident(self.version_dir(name, version))
 
-    def config_bytes(self, name: str, limit: int = 1 << 20) -> bytes | None:
+    def config_bytes(self, name: str) -> bytes | None:
         f = self.model_dir(name) / CONFIG
         if not f.is_file():
             return None
         self._inside(f)
+        limit = self.max_config_bytes
         if f.stat().st_size > limit:
             raise BadRequest(f"config of model '{name}' is over {limit} bytes")
         return f.read_bytes()

@@ -82,6 +82,14 @@ class StoreSync:
         self.core.metrics.store_generation.set(gen)
         return True
 
+    async def baseline(self) -> None:
+        """Take the store as it is now as applied, loading nothing (LOAD_ON_STARTUP off):
+        models are then loaded by a `load`, here or on another replica, or by an upload."""
+        loop = asyncio.get_running_loop()
+        gen, targets = await loop.run_in_executor(None, self.snapshot)
+        self.applied = dict(targets)
+        self._fingerprint, self.generation = (gen, tuple(sorted(targets.items()))), gen
+
     async def _one(self, name: str) -> None:
         async with self.core.mgmt_lock(name):
             try:
@@ -113,6 +121,8 @@ class StoreSync:
                 or prev.state != t.state):
             await reg.load(name)                      # every version; old ones serve meanwhile
             return
+        if name not in reg.models:
+            return                   # never loaded here (LOAD_ON_STARTUP off): until asked
         entries = reg.models.get(name, {})
         disk = dict(t.versions)
         for v in [v for v in entries if v not in disk]:

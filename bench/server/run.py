@@ -544,7 +544,8 @@ def run_wrk(srv: Server, case: Case, bodies: dict[str, Body], seconds: float) ->
     pids = srv.pids()
     la = loadavg()
     busy0, steal0, tot0 = machine_busy_ticks()
-    ours0 = cpu_ticks(pids) + cpu_ticks([os.getpid()])
+    srv0 = cpu_ticks(pids)
+    ours0 = srv0 + cpu_ticks([os.getpid()])
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -555,7 +556,8 @@ def run_wrk(srv: Server, case: Case, bodies: dict[str, Body], seconds: float) ->
         raise RuntimeError(f"wrk did not finish: {case.id}")
     wall = time.monotonic() - t0
     busy1, steal1, tot1 = machine_busy_ticks()
-    ours1 = cpu_ticks(pids) + cpu_ticks([os.getpid()])   # includes the waited-for wrk
+    srv1 = cpu_ticks(pids)
+    ours1 = srv1 + cpu_ticks([os.getpid()])   # run.py's ticks include the waited-for wrk
     hz = os.sysconf("SC_CLK_TCK")
     ncpu = os.cpu_count() or 1
     machine_cores = (busy1 - busy0) / max(1, tot1 - tot0) * ncpu
@@ -566,12 +568,28 @@ def run_wrk(srv: Server, case: Case, bodies: dict[str, Body], seconds: float) ->
         raise RuntimeError(f"wrk failed for {case.id}: rc={p.returncode} {err.strip()[:500]}")
     r = json.loads(m[1])
     e = r["errors"]
-    return {"rps": r["requests"] / (r["duration_us"] / 1e6), "requests": r["requests"],
+    settled = settle(srv)
+    return {"settle_s": round(settled, 2), "rps": r["requests"] / (r["duration_us"] / 1e6), "requests": r["requests"],
             "p50_ms": r["latency_us"]["p50"] / 1000, "p99_ms": r["latency_us"]["p99"] / 1000,
             "p90_ms": r["latency_us"]["p90"] / 1000, "max_ms": r["latency_us"]["max"] / 1000,
             "errors": sum(e.values()), "non2xx": e["status"], "loadavg": la,
             "other_cores": round(max(0.0, machine_cores - ours), 2), "ours_cores": round(ours, 2),
+            "server_cores": round((srv1 - srv0) / hz / wall, 2),
             "steal_cores": round(steal, 2)}
+
+
+def settle(srv: Server, limit: float = 60.0) -> float:
+    """Wait until the server is idle (< 5 % of a core over 0.3 s): requests wrk gave up on can
+    still be computing (a ResNet queue), and must not load the next case. Seconds waited."""
+    t0 = time.monotonic()
+    hz = os.sysconf("SC_CLK_TCK")
+    pids = srv.pids()
+    while time.monotonic() - t0 < limit:
+        a = cpu_ticks(pids)
+        time.sleep(0.3)
+        if (cpu_ticks(pids) - a) / hz < 0.05 * 0.3:
+            break
+    return time.monotonic() - t0
 
 
 # -- profiling -----------------------------------------------------------------------------------
@@ -642,7 +660,7 @@ def _area(frames: list[str]) -> str:
 
 
 def profile(servers: dict[str, Server], cases: list[Case], bodies: dict[str, Body],
-            seconds: float, outdir: Path) -> dict[str, str]:
+            seconds: float, outdir: Path, rawdir: Path) -> dict[str, str]:
     spy = py_spy()
     if spy is None:
         return {"error": "py-spy not found (pip install py-spy)"}
@@ -657,7 +675,7 @@ def profile(servers: dict[str, Server], cases: list[Case], bodies: dict[str, Bod
             continue
         srv = servers[case.server]
         name = re.sub(r"[^A-Za-z0-9]+", "_", case.id).strip("_")
-        raw = outdir / f"{name}.txt"
+        raw = rawdir / f"{name}.txt"          # collapsed stacks stay in the temp dir
         spy_p = subprocess.Popen([spy, "record", "--pid", str(srv.proc.pid), "--duration",
                                   str(int(seconds)), "--rate", "200", "--format", "raw",
                                   "--nonblocking", "--output", str(raw)],
@@ -782,10 +800,12 @@ def render(cases: list[Case], servers: dict[str, Server], meta: dict, tgts: list
          f"Load average (1 min) at start: {meta['load_start']}, at end: {meta['load_end']}. "
          "The machine is shared: *other cores* is the CPU (in cores, of 2) that processes other "
          "than the server under test, wrk and this script used during the run; runs with "
-         "more than ~0.3 there are disturbed. req/s, p50 and p99 are medians over the repeats "
+         "more than ~0.3 there are disturbed; *server cores* is what the server under test "
+         "itself used (wrk needs most of the rest: on 2 cores the load generator and the "
+         "server share the machine). req/s, p50 and p99 are medians over the repeats "
          "(`runs` = repeats, all values in results.json).", ""]
-    L += ["| server | model | body | batching | c | req/s | p50 ms | p99 ms | errors | runs (req/s) | load avg | other cores |",
-          "|---|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|"]
+    L += ["| server | model | body | batching | c | req/s | p50 ms | p99 ms | errors | runs (req/s) | load avg | other cores | server cores |",
+          "|---|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|"]
     for c in cases:
         if not c.results:
             continue
@@ -793,7 +813,8 @@ def render(cases: list[Case], servers: dict[str, Server], meta: dict, tgts: list
         L.append(f"| {servers[c.server].label} | {c.model} | {c.body} | {c.batching} | {c.conns} | "
                  f"{fmt(med(c, 'rps'))} | {fmt(med(c, 'p50_ms'), 2)} | {fmt(med(c, 'p99_ms'), 2)} | "
                  f"{sum(r['errors'] for r in c.results)} | {runs} | "
-                 f"{fmt(med(c, 'loadavg'), 1)} | {fmt(med(c, 'other_cores'), 2)} |")
+                 f"{fmt(med(c, 'loadavg'), 1)} | {fmt(med(c, 'other_cores'), 2)} | "
+                 f"{fmt(med(c, 'server_cores'), 2)} |")
     L += ["", "hybridserve: `mlp` has dynamic batching as in model_store/mlp/config.json "
           "(max_batch_size 64, 1 000 µs, preferred 8/16/32), `mlp_nobatch` none; binary = "
           "Triton binary tensor extension both ways. MMS (multi-model-server 1.1.11, the PyPI "
@@ -941,17 +962,14 @@ def main() -> int:
                 del servers[key]
 
         cases = [c for c in make_cases(list(servers), args.quick) if args.only in c.id]
-        # correctness first, then warm every (server, path, body) once
-        warmed = set()
+        # correctness first, then warm every case at its own concurrency: hybridserve's compiled
+        # specialisations are per thread and per batch size, so a batching server keeps
+        # compiling until it has seen the batch sizes of that load on each of its threads
         for c in cases:
             srv = servers[c.server]
             log(f"check {c.id}: {check_answer(srv, c, bodies, refs)}")
-            k = (c.server, c.path, c.body_key)
-            if k not in warmed:
-                warmed.add(k)
-                wc = Case(c.server, c.model, c.body, c.batching, 8 if c.model == "MLP" else 2,
-                          c.path, c.body_key, c.ref)
-                run_wrk(srv, wc, bodies, 2.0 if c.model == "MLP" else 4.0)
+            r = run_wrk(srv, c, bodies, min(seconds, 2.0) if c.model == "MLP" else 8.0)
+            log(f"warm  {c.id}: {r['rps']:.0f} req/s")
         for rep in range(repeat):
             for c in cases:
                 c.results.append(run_wrk(servers[c.server], c, bodies, seconds))
@@ -974,7 +992,8 @@ def main() -> int:
                     runs = ", ".join(f"{x['rps']:.0f}" for x in c.results)
                     log(f"re-run {c.id}: {r['rps']:.0f} req/s (runs: {runs})")
         if args.profile:
-            profiles = profile(servers, cases, bodies, min(seconds, 8.0), HERE / "profile")
+            profiles = profile(servers, cases, bodies, min(seconds, 8.0), HERE / "profile",
+                               tmp if not args.keep_tmp else tmp)
         meta["load_end"] = loadavg()
         mms_ok = "mms" in servers
         tgts = targets(cases, mms_ok)
@@ -985,12 +1004,13 @@ def main() -> int:
             print(f"[{met}] {t['target']}: {t['value']}")
         md = render(cases, servers, meta, tgts, mms_note, profiles)
         args.out.write_text(md)
-        (args.out.parent / "results.json").write_text(json.dumps(
+        jpath = args.out.with_name(args.out.stem.lower() + ".json")
+        jpath.write_text(json.dumps(
             {"meta": meta, "mms_note": mms_note, "targets": tgts,
              "cases": [{"id": c.id, "server": servers[c.server].label, "model": c.model,
                         "body": c.body, "batching": c.batching, "conns": c.conns,
                         "runs": c.results} for c in cases]}, indent=1))
-        log(f"wrote {args.out} and results.json")
+        log(f"wrote {args.out} and {jpath.name}")
         return 0
     except KeyboardInterrupt:
         log("interrupted")

@@ -17,6 +17,7 @@ from ..limits import check_tree_depth
 from .tensors import check_shape, decode_binary, decode_json, encode_binary, encode_json
 
 _JSON_OPTS = orjson.OPT_SERIALIZE_NUMPY
+_SKIP_DATA = frozenset(("data",))
 
 
 @dataclass(slots=True)
@@ -105,9 +106,9 @@ def parse_request(body: bytes, header_length: str | None, max_elements: int,
     raw_inputs = doc.get("inputs")
     if not isinstance(raw_inputs, list) or not raw_inputs:
         raise BadRequest("request must have a non-empty 'inputs' list")
-    # nesting depth: everything but the tensors' `data` (NumPy refuses > 64 dims itself)
-    check_tree_depth(doc, max_depth, "request body", skip=("inputs",))
-    check_tree_depth(raw_inputs, max_depth - 1, "request 'inputs'", skip=("data",))
+    # nesting depth of everything but tensor `data` (NumPy refuses > 64 dims by itself, and
+    # orjson anything past 1024 levels)
+    check_tree_depth(doc, max_depth, "request body", _SKIP_DATA)
     params = _params(doc.get("parameters"), "request")
     inputs: list[InferInput] = []
     pos = 0

@@ -7,7 +7,7 @@ from fastapi import APIRouter, Depends, Request
 from starlette.datastructures import UploadFile
 
 from .. import management
-from ..errors import BadRequest
+from ..errors import BadRequest, PayloadTooLarge
 from ..protocol.schemas import ERRORS, IndexEntry, IndexRequest, LoadRequest, UploadResponse
 from ._common import core_of, inline_schema, json_response, read_json, require_admin
 
@@ -88,7 +88,11 @@ async def upload(request: Request, name: str):
         if form.get("symbol") is None:
             raise BadRequest("upload needs a 'symbol' file (<prefix>-symbol.json)")
         cfg = form.get("config")
-        cfg_bytes = (await cfg.read()) if isinstance(cfg, UploadFile) else (
+        limit = core_of(request).settings.max_config_bytes
+        if isinstance(cfg, UploadFile) and cfg.size is not None and cfg.size > limit:
+            raise PayloadTooLarge(f"uploaded config is {cfg.size} bytes, over the limit of "
+                                  f"{limit}")
+        cfg_bytes = (await cfg.read(limit + 1)) if isinstance(cfg, UploadFile) else (
             cfg.encode() if cfg else None)
         version = form.get("version") or request.query_params.get("version")
         if version is not None and not isinstance(version, str):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from relutil import RESULTS, inproc_server, make_store
+from .relutil import RESULTS, inproc_server, make_store
 
 
 @pytest.fixture(scope="module")

@@ -13,13 +13,12 @@ import json
 import pickle
 import struct
 import zipfile
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from relutil import MX1, STORE
+from .relutil import MX1, STORE
 
 FC_SYM = (MX1 / "fc_flatten-symbol.json").read_bytes()
 FC_PARAMS = (MX1 / "fc_flatten-0000.params").read_bytes()       # legacy NDArray list

@@ -9,7 +9,7 @@ import hmac
 import httpx
 import pytest
 
-from relutil import fixture_files, inproc_server, make_store, mlp_body, record
+from .relutil import fixture_files, inproc_server, make_store, mlp_body, record
 
 TOKEN = "s3cret-token"
 GOOD = {"Authorization": f"Bearer {TOKEN}"}

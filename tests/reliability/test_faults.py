@@ -18,9 +18,10 @@ import httpx
 import numpy as np
 import pytest
 
-from relutil import (MX1, check_consistent, fixture_files, inproc_server, make_store, mlp_body,
-                     record)
 from serverproc import ServerProc
+
+from .relutil import (MX1, check_consistent, fixture_files, inproc_server, make_store,
+                      mlp_body, record)
 
 FC = ("fc_flatten-symbol.json", "fc_flatten-0000.params")
 # point → (operation, fc versions that must exist after the restart)
@@ -60,17 +61,27 @@ def operate(srv: ServerProc, op: str) -> None:
         pass
 
 
-def restart_and_check(srv: ServerProc) -> dict[str, list[str]]:
-    srv.start()                                   # recovery runs at startup
-    models = check_consistent(srv.store)
-    with httpx.Client(base_url=srv.url, timeout=30) as c:
+def restart_and_check(srv: ServerProc, in_process: bool = False) -> dict[str, list[str]]:
+    """Restart on the same store (recovery runs at startup: as a new process, or — quicker,
+    for the default run — as an in-process server), then check store and serving."""
+    if in_process:
+        with inproc_server(srv.store) as s:
+            return _check(s.url, srv.store)
+    srv.start()
+    return _check(srv.url, srv.store)
+
+
+def _check(url: str, store) -> dict[str, list[str]]:
+    models = check_consistent(store)
+    with httpx.Client(base_url=url, timeout=30) as c:
         assert c.post("/v2/models/mlp/infer", json=mlp_body()).status_code == 200
-        for v in models.get("fc", []):
-            assert c.get(f"/v2/models/fc/versions/{v}/ready").status_code == 200, v
+        for m, vs in models.items():
+            for v in vs:
+                assert c.get(f"/v2/models/{m}/versions/{v}/ready").status_code == 200, (m, v)
     return models
 
 
-def crash_at(tmp_path, point: str) -> None:
+def crash_at(tmp_path, point: str, in_process: bool = False) -> None:
     op, want = POINTS[point]
     store = seeded_store(tmp_path)
     srv = ServerProc(store, tmp_path / "server.log")
@@ -78,7 +89,7 @@ def crash_at(tmp_path, point: str) -> None:
     operate(srv, op)
     assert srv.proc.wait(30) == -9, f"no crash at {point}\n{srv.tail()}"
     try:
-        models = restart_and_check(srv)
+        models = restart_and_check(srv, in_process)
     finally:
         srv.stop()
     assert models.get("fc", []) == want, (point, models)
@@ -88,7 +99,7 @@ def crash_at(tmp_path, point: str) -> None:
 
 
 def test_crash_in_upload_commit(tmp_path):
-    crash_at(tmp_path, "commit.renamed")
+    crash_at(tmp_path, "commit.renamed", in_process=True)
 
 
 @pytest.mark.slow
@@ -113,6 +124,8 @@ def big_model(d) -> dict:
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_kill_at_random_moments_of_uploads(tmp_path):
+    """One upload is timed (T); then uploads are killed at 0.1 T ... 1.1 T (plus jitter):
+    while streaming, validating, committing, and just after."""
     files = big_model(tmp_path)
     store = seeded_store(tmp_path)
     srv = ServerProc(store, tmp_path / "server.log")
@@ -120,18 +133,25 @@ def test_kill_at_random_moments_of_uploads(tmp_path):
     outcomes = []
     try:
         srv.start()
-        for _ in range(6):
+        t0 = time.perf_counter()
+        r = httpx.post(f"{srv.url}/v2/repository/models/big/upload", files=files, timeout=120)
+        took = time.perf_counter() - t0
+        assert r.status_code == 201, r.text
+        for frac in (0.1, 0.3, 0.5, 0.7, 0.9, 1.1):
+            before = len(check_consistent(store).get("big", []))
             t = threading.Thread(target=lambda: _post_quietly(srv, files))
             t.start()
-            time.sleep(rng.uniform(0.0, 1.5))
+            time.sleep(took * frac * rng.uniform(0.9, 1.1))
             srv.kill9()
             t.join(60)
             models = restart_and_check(srv)
-            outcomes.append(len(models.get("big", [])))
+            outcomes.append(len(models.get("big", [])) - before)
+            assert outcomes[-1] in (0, 1)
     finally:
         srv.stop()
-    record("faults", "kill -9 at random moments of a 32 MiB upload", kills=len(outcomes),
-           upload_landed=sum(1 for n in outcomes if n), consistent_after_each=True)
+    record("faults", "kill -9 at 0.1-1.1 x the time of a 32 MiB upload",
+           upload_seconds=round(took, 2), kills=len(outcomes), landed=sum(outcomes),
+           absent=len(outcomes) - sum(outcomes), consistent_after_each=True)
 
 
 def _post_quietly(srv: ServerProc, files: dict) -> None:

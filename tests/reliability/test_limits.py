@@ -13,8 +13,8 @@ import httpx
 import numpy as np
 import pytest
 
-from hostile import legacy_one, zip_bomb
-from relutil import inproc_server, make_store, mlp_body, record
+from .hostile import legacy_one, zip_bomb
+from .relutil import inproc_server, make_store, mlp_body, record
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 binary), metadata and summaries. Zero errors; p50/p99 reported; the server's resident memory
 after the run is within 10 % of what it was after the warm-up.
 
-Default run: 2 s warm-up + 5 s at concurrency 16 (asyncio client). `-m slow`: 10 s warm-up +
+Default run: 1 s warm-up + 4 s at concurrency 16 (asyncio client). `-m slow`: 10 s warm-up +
 60 s at concurrency 32 (wrk where installed, else the asyncio client).
 """
 from __future__ import annotations
@@ -11,9 +11,10 @@ import os
 
 import pytest
 
-from loadgen import WRK, run
-from relutil import make_store, record
 from serverproc import ServerProc
+
+from .loadgen import WRK, run
+from .relutil import make_store, record
 
 MAX_GROWTH = 0.10
 
@@ -47,7 +48,7 @@ def _load(tmp_path, warm_s: float, run_s: float, concurrency: int, prefer_wrk: b
 
 
 def test_load_short(tmp_path):
-    _load(tmp_path, warm_s=2, run_s=5, concurrency=16, prefer_wrk=False)
+    _load(tmp_path, warm_s=1, run_s=4, concurrency=16, prefer_wrk=False)
 
 
 @pytest.mark.slow

@@ -2,7 +2,8 @@
 every response matches the schema (status documented, content type, body schema).
 
 Bounded: SCHEMATHESIS_EXAMPLES per operation (default 4 in the default run; the slow run uses
-60 plus schemathesis' coverage phase). The server runs in-process on a loopback port, on a temp copy of the demo store.
+60 plus schemathesis' coverage phase). The server runs in-process on a loopback port, on a
+temp copy of the demo store.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 from schemathesis.checks import (content_type_conformance, not_a_server_error,  # noqa: E402
                                  response_schema_conformance, status_code_conformance)
 
-from relutil import inproc_server, make_store, record  # noqa: E402
+from .relutil import inproc_server, make_store, record  # noqa: E402
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance]
@@ -58,7 +59,7 @@ _REAL = ("mlp", "lenet", None)       # None: whatever schemathesis generated
 def _run(case, live) -> None:
     # two thirds of the cases address a real model, so bodies reach validation and the
     # models themselves (never for delete/unload, which would remove what others test)
-    key = f"{case.method} {case.path}"
+    key = f"{case.operation.method.upper()} {case.operation.path}"
     n = _seen.get(key, 0)
     params = case.path_parameters or {}
     if "name" in params and case.method != "DELETE" and not case.path.endswith("/unload"):

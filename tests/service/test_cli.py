@@ -11,6 +11,7 @@ import time
 
 import httpx
 import numpy as np
+import pytest
 
 from conftest import ROOT, free_port, infer_json, make_store
 
@@ -99,3 +100,122 @@ def test_offline_convert_1x_to_2x(tmp_path, capsys):
                  "--output", str(tmp_path / "y.npz")]) == 0
     y = np.load(tmp_path / "y.npz")
     np.testing.assert_allclose(y[y.files[0]], io["output"], rtol=1e-4, atol=1e-5)
+
+
+MX1 = ROOT / "tests/fixtures/mxnet-1.9.1"
+MXNET_191 = ROOT / ".mxnet-venvs/mxnet-1.9.1/bin/python"
+
+
+def _fx(name: str) -> list[str]:
+    return ["--symbol", str(MX1 / f"{name}-symbol.json"), "--params",
+            str(MX1 / f"{name}-0000.params")]
+
+
+def test_offline_on_a_1x_fixture(tmp_path, capsys):
+    """summary/validate/predict/inspect on a real MXNet 1.9.1 export, exact recorded output."""
+    from service.cli import main
+    io = np.load(MX1 / "mini_resnet_v1-io.npz")
+    np.save(tmp_path / "x.npy", io["data"])
+    assert main(["summary", *_fx("mini_resnet_v1"), "--json", "-q"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["total_params"] > 0 and s["layers"][0]["op"] == "Convolution"
+    assert main(["validate", *_fx("mini_resnet_v1"), "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["valid"] is True
+    assert main(["predict", *_fx("mini_resnet_v1"), "--input", str(tmp_path / "x.npy"), "-q"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    np.testing.assert_allclose(np.asarray(next(iter(out.values())), np.float32), io["output"],
+                               rtol=1e-4, atol=1e-5)
+    assert main(["inspect", *_fx("mini_resnet_v1"), "--input", str(tmp_path / "x.npy"),
+                 "--filter", "Convolution", "-q"]) == 0
+    recs = json.loads(capsys.readouterr().out)["records"]
+    assert recs and all(r["op"] == "Convolution" for r in recs)
+
+
+def test_offline_json_inputs_and_demo_models(tmp_path, capsys):
+    from service.cli import main
+    store = str(ROOT / "model_store")
+    (tmp_path / "named.json").write_text(json.dumps({"data": [[0.5] * 512]}))
+    (tmp_path / "bare.json").write_text(json.dumps([[[[0.5] * 28] * 28]]))
+    (tmp_path / "oip.json").write_text(json.dumps(infer_json("mlp", np.full((1, 512), 0.5,
+                                                                              np.float32))))
+    outs = []
+    for f in ("named.json", "oip.json"):
+        assert main(["predict", "mlp", "--model-store", store, "-q",
+                     "--input", str(tmp_path / f)]) == 0
+        outs.append(json.loads(capsys.readouterr().out)["output"])
+    assert outs[0] == outs[1] and np.asarray(outs[0]).shape == (1, 2)
+    assert main(["predict", "lenet", "--model-store", store, "-q",
+                 "--input", str(tmp_path / "bare.json")]) == 0
+    assert np.asarray(json.loads(capsys.readouterr().out)["output"]).shape == (1, 10)
+    assert main(["summary", "lenet", "--model-store", store, "--batch-size", "4", "-q"]) == 0
+    assert "Estimated FLOPs (batch 4)" in capsys.readouterr().out
+
+
+def test_offline_errors_are_one_line(tmp_path, capsys):
+    from service.cli import main
+    store = str(ROOT / "model_store")
+    np.save(tmp_path / "bad.npy", np.zeros((1, 7), np.float32))
+    assert main(["predict", "mlp", "--model-store", store, "-q",
+                 "--input", str(tmp_path / "bad.npy")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "expected [-1, 512]" in err[0].lower(), err
+    assert main(["summary", "nope", "--model-store", store, "-q"]) == 1
+    assert main(["predict", *_fx("fc_flatten"), "-q"]) == 1           # no --input
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_progress_on_stderr(capsys):
+    from service.cli import main
+    assert main(["validate", "mlp", "--model-store", str(ROOT / "model_store")]) == 0
+    err = capsys.readouterr().err
+    for stage in ("parsing graph", "reading parameters", "warming shape 1/4", "warming shape 4/4",
+                  "loaded in"):
+        assert stage in err, err
+
+
+def test_convert_2x_to_1x_and_back(tmp_path, capsys):
+    """The demo MLP (2.x: npz) → 1.x (legacy NDArray list) → 2.x: same predictions."""
+    from service.cli import main
+    store = str(ROOT / "model_store")
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).standard_normal((3, 512),
+                                                                          dtype=np.float32))
+    assert main(["convert", "mlp", "--model-store", store, "--format", "1.x", "-q",
+                 "--out", str(tmp_path / "mlp1")]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "mlp1-0000.params").read_bytes()[:8] == (0x112).to_bytes(8, "little")
+    assert main(["convert", "--symbol", str(tmp_path / "mlp1-symbol.json"), "--params",
+                 str(tmp_path / "mlp1-0000.params"), "--out", str(tmp_path / "mlp2"), "-q"]) == 0
+    capsys.readouterr()
+    preds = []
+    for args in (["mlp", "--model-store", store],
+                 ["--symbol", str(tmp_path / "mlp1-symbol.json"), "--params",
+                  str(tmp_path / "mlp1-0000.params")],
+                 ["--symbol", str(tmp_path / "mlp2-symbol.json"), "--params",
+                  str(tmp_path / "mlp2-0000.params")]):
+        assert main(["predict", *args, "--input", str(tmp_path / "x.npy"), "-q"]) == 0
+        preds.append(np.asarray(next(iter(json.loads(capsys.readouterr().out).values()))))
+    np.testing.assert_allclose(preds[1], preds[0], rtol=1e-6)
+    np.testing.assert_allclose(preds[2], preds[0], rtol=1e-6)
+
+
+@pytest.mark.interop
+@pytest.mark.skipif(not MXNET_191.exists(), reason="needs the MXNet 1.9.1 venv "
+                                                   "(tests/interop/setup_mxnet_venv.sh)")
+def test_converted_1x_loads_in_real_mxnet_191(tmp_path, capsys):
+    from service.cli import main
+    store = str(ROOT / "model_store")
+    assert main(["convert", "mlp", "--model-store", store, "--format", "1.x", "-q",
+                 "--out", str(tmp_path / "mlp1")]) == 0
+    np.save(tmp_path / "x.npy", np.ones((1, 512), np.float32))
+    assert main(["predict", "mlp", "--model-store", store, "-q",
+                 "--input", str(tmp_path / "x.npy")]) == 0
+    ours = np.asarray(json.loads(capsys.readouterr().out.splitlines()[-1])["output"])
+    code = ("import mxnet as mx, numpy as np, sys\n"
+            "net = mx.gluon.SymbolBlock.imports(sys.argv[1] + '-symbol.json', ['data'], "
+            "sys.argv[1] + '-0000.params')\n"
+            "print(net(mx.nd.ones((1, 512))).asnumpy().tolist())\n")
+    out = subprocess.run([str(MXNET_191), "-c", code, str(tmp_path / "mlp1")],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    theirs = np.asarray(json.loads(out.stdout.strip().splitlines()[-1]))
+    np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6)

@@ -1,0 +1,2 @@
+"""Reliability suite (a package, so its conftest never shadows another directory's
+`conftest` module)."""
