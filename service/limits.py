@@ -94,31 +94,5 @@ def check_activations(sym, known: dict[str, tuple[int, ...]], max_elements: int,
 
 def _tolerant_shapes(sym, known: dict[str, tuple[int, ...]]) -> dict[tuple[int, int], tuple]:
     """Forward shape inference that skips nodes it cannot infer instead of failing."""
-    from framework.symbol.infer import _attr_shape
-    shapes: dict[tuple[int, int], tuple | None] = {}
-    for n in sym.topo():
-        if n.is_var:
-            shp = known.get(n.name)
-            shapes[(id(n), 0)] = tuple(shp) if shp is not None else _attr_shape(n)
-            continue
-        ins = [shapes.get((id(src), i)) for src, i in n.inputs]
-        if (any(x is None for x in ins) and ins and ins[0] is not None
-                and n.op.infer_param_shapes is not None):
-            try:                     # weights without a known shape, from the data shape
-                filled = n.op.infer_param_shapes(n.parsed, ins)
-                for (src, i), x, f in zip(n.inputs, ins, filled):
-                    if x is None and f is not None and src.is_var:
-                        shapes[(id(src), i)] = tuple(f)
-                ins = [shapes.get((id(src), i)) for src, i in n.inputs]
-            except Exception:  # noqa: BLE001
-                pass
-        outs: list = []
-        if all(x is not None for x in ins):
-            try:
-                outs = list(n.op.shapes(n.parsed, ins))
-            except Exception:  # noqa: BLE001 - this node stays unknown
-                outs = []
-        for i in range(n.num_outputs()):
-            shapes[(id(n), i)] = tuple(outs[i]) if i < len(outs) and outs[i] is not None \
-                else None
-    return shapes
+    from framework.symbol.infer import infer_shapes
+    return infer_shapes(sym, known, tolerant=True)

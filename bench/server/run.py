@@ -725,9 +725,10 @@ def paired(a: Case | None, b: Case | None, key: str = "rps", op=lambda x, y: x /
     return (statistics.median(vals), min(vals), max(vals)) if vals else None
 
 
-def targets(cases: list[Case], mms_ok: bool) -> list[dict]:
+def targets(cases: list[Case], mms_ok: bool, labels: dict[str, str] | None = None) -> list[dict]:
     """The issue's targets, each from paired runs (same round, back to back)."""
     out = []
+    labels = labels or {}
     src = "MMS in this run" if mms_ok else "issue's reference figure, not measured here"
 
     def ratio_row(name, a, b, need, ref=None):
@@ -747,41 +748,40 @@ def targets(cases: list[Case], mms_ok: bool) -> list[dict]:
                              f"{m:.2f}× (runs {lo:.2f}–{hi:.2f})",
                     "met": m >= need})
 
-    for hs in sorted({c.server for c in cases if c.server.startswith("hs")}):
-        label = next(c for c in cases if c.server == hs).server
-        w = hs[2:]
+    for key in sorted({c.server for c in cases if c.server.startswith("hs")}):
+        hs, w = labels.get(key, key), key[2:]
         mms_json8 = find(cases, "mms", "MLP", "JSON", "off", 8)
         for body in ("JSON", "binary"):
             ratio_row(f"MLP c=8 ≥ 2× MMS ({hs}, {body} body, batching on; vs MMS JSON, {src})",
-                      find(cases, hs, "MLP", body, "on", 8), mms_json8, 2.0,
+                      find(cases, key, "MLP", body, "on", 8), mms_json8, 2.0,
                       None if mms_ok else ISSUE_REF["mms_mlp_json_c8"])
         ratio_row(f"ResNet-18 binary c=8 ≥ 1.3× MMS raw float32 ({hs}; {src})",
-                  find(cases, hs, "ResNet-18", "binary", "off", 8),
+                  find(cases, key, "ResNet-18", "binary", "off", 8),
                   find(cases, "mms", "ResNet-18", "raw f32", "off", 8), 1.3,
                   None if mms_ok else ISSUE_REF["mms_resnet_raw_c8"])
         for body in ("JSON", "binary"):
             ratio_row(f"dynamic batching ≥ 3× unbatched, MLP c=32 ({hs}, {body})",
-                      find(cases, hs, "MLP", body, "on", 32),
-                      find(cases, hs, "MLP", body, "off", 32), 3.0)
+                      find(cases, key, "MLP", body, "on", 32),
+                      find(cases, key, "MLP", body, "off", 32), 3.0)
         echo = "echo1" if w == "1" else "echo2" if w == "2" else None
-        a, e = find(cases, hs, "MLP", "JSON", "on", 1), find(cases, echo or "", "MLP", "JSON", "-", 1)
+        a, e = find(cases, key, "MLP", "JSON", "on", 1), find(cases, echo or "", "MLP", "JSON", "-", 1)
         pr = paired(a, e, "p99_ms", lambda x, y: x - y)
         if pr is not None:
             m, lo, hi = pr
-            out.append({"target": f"MLP p99 at c=1 within 2 ms of the echo floor ({hs} vs {echo}, JSON)",
+            out.append({"target": f"MLP p99 at c=1 within 2 ms of the echo floor ({hs} vs "
+                                  f"{labels.get(echo, echo)}, JSON)",
                         "value": f"{med(a, 'p99_ms'):.2f} ms vs {med(e, 'p99_ms'):.2f} ms; paired "
                                  f"difference {m:+.2f} ms (runs {lo:+.2f} … {hi:+.2f})",
                         "met": m <= 2.0})
-        del label
     if mms_ok:
         pr = paired(find(cases, "hs1", "MLP", "JSON", "on", 32), find(cases, "mms", "MLP", "JSON", "on", 32))
         if pr:
-            out.append({"target": "(info) batched MLP c=32, hs1 vs MMS with its batching",
+            out.append({"target": "(info) batched MLP c=32, hybridserve 1w vs MMS with its batching",
                         "value": f"paired ratio {pr[0]:.2f}× (runs {pr[1]:.2f}–{pr[2]:.2f})",
                         "met": None})
         pr = paired(find(cases, "hs1", "MLP", "JSON", "on", 8), find(cases, "echo1", "MLP", "JSON", "-", 8))
         if pr:
-            out.append({"target": "(info) MLP JSON c=8, hs1 vs the FastAPI echo floor (1w)",
+            out.append({"target": "(info) MLP JSON c=8, hybridserve 1w vs the FastAPI echo floor (1w)",
                         "value": f"paired ratio {pr[0]:.2f}× (runs {pr[1]:.2f}–{pr[2]:.2f})",
                         "met": None})
     return out
@@ -790,7 +790,7 @@ def targets(cases: list[Case], mms_ok: bool) -> list[dict]:
 def render(cases: list[Case], servers: dict[str, Server], meta: dict, tgts: list[dict],
            mms_note: str | None, profiles: dict[str, str]) -> str:
     L = ["## Load benchmark (bench/server)", "",
-         f"`python bench/server/run.py --duration {meta['duration']:g}s --repeat {meta['repeat']}` — "
+         f"`python bench/server/run.py {meta.get('argv') or ''}`".replace(" `", "`") + " — "
          f"{meta['date']}, commit `{meta['commit']}`, {meta['cpu']} ({meta['cpus']} cores), "
          f"Python {meta['python']}, wrk `-t2 -cC --latency` (`-t1` at C=1), "
          f"{meta['duration']:g} s per run, loopback. Every server loads the same MXNet 1.9.1 "
@@ -828,8 +828,7 @@ def render(cases: list[Case], servers: dict[str, Server], meta: dict, tgts: list
         L += [f"**MMS was not measured here**: {mms_note}", ""]
     L += ["### Targets (issue 5; reported, not asserted)", "",
           "Each ratio pairs runs of the same round (the cases of one model and concurrency run "
-          "back to back), then takes the median, so slow drift of the machine's load cancels. "
-          "hs1/hs2 = hybridserve with 1/2 workers, echo1/echo2 = the FastAPI floor.", "",
+          "back to back), then takes the median, so slow drift of the machine's load cancels.", "",
           "| target | measured | met |", "|---|---|---|"]
     for t in tgts:
         met = "—" if t["met"] is None else ("yes" if t["met"] else "**no**")
@@ -885,7 +884,11 @@ def main() -> int:
                          "of the working tree, so edits in progress cannot change the numbers")
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     ap.add_argument("--keep-tmp", action="store_true")
+    ap.add_argument("--render", type=Path, metavar="JSON",
+                    help="only re-write --out from a results JSON of an earlier run")
     args = ap.parse_args()
+    if args.render:
+        return rerender(args.render, args.out)
     seconds = args.duration or (3.0 if args.quick else 10.0)
     repeat = args.repeat or (1 if args.quick else 2)
     wanted = [s.strip() for s in args.servers.split(",") if s.strip()]
@@ -916,7 +919,8 @@ def main() -> int:
             "repeat": repeat, "python": platform.python_version(), "cpus": os.cpu_count(),
             "cpu": _cpu_name(), "commit": _commit(args.git_ref), "load_start": loadavg(),
             "mms_omp": args.mms_omp_threads, "mms_batch": args.mms_batch_size,
-            "mms_delay": args.mms_batch_delay_ms}
+            "mms_delay": args.mms_batch_delay_ms, "profiled": args.profile,
+            "argv": " ".join(sys.argv[1:])}
     profiles: dict[str, str] = {}
     try:
         log(f"exporting the models with MXNet 1.9.1 into {tmp}")
@@ -996,7 +1000,7 @@ def main() -> int:
                                tmp if not args.keep_tmp else tmp)
         meta["load_end"] = loadavg()
         mms_ok = "mms" in servers
-        tgts = targets(cases, mms_ok)
+        tgts = targets(cases, mms_ok, {k: v.label for k, v in servers.items()})
         print_table(cases, servers)
         print()
         for t in tgts:
@@ -1021,6 +1025,28 @@ def main() -> int:
             log(f"kept {tmp}")
         else:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def rerender(jpath: Path, out: Path) -> int:
+    """RESULTS.md again from a results JSON (e.g. after changing the report's wording)."""
+    d = json.loads(jpath.read_text())
+    cases, labels = [], {}
+    for c in d["cases"]:
+        key = c["id"].split("|")[0]
+        labels[key] = c["server"]
+        x = Case(key, c["model"], c["body"], c["batching"], c["conns"], "", "", "")
+        x.results = c["runs"]
+        cases.append(x)
+    servers = {k: Server(k, v, [], 0) for k, v in labels.items()}
+    meta = {"mms_omp": 1, "mms_batch": 16, "mms_delay": 1, "load_end": "?", **d["meta"]}
+    profiles = {}
+    for f in sorted((HERE / "profile").glob("*.summary.txt")) if d["meta"].get("profiled") else []:
+        text = f.read_text()
+        profiles[text.split(":", 1)[0]] = text
+    tgts = targets(cases, "mms" in labels, labels)
+    out.write_text(render(cases, servers, meta, tgts, d.get("mms_note"), profiles))
+    print(f"wrote {out}")
+    return 0
 
 
 def _cpu_name() -> str:

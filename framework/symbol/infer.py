@@ -25,36 +25,49 @@ def _attr_shape(node: Node):
     return t if all(d > 0 for d in t) else None
 
 
-def infer_shapes(sym: Symbol, known: dict[str, tuple]) -> dict[tuple[int, int], tuple | None]:
-    """Shape of every entry `(id(node), output)`; None where unknown."""
+def infer_shapes(sym: Symbol, known: dict[str, tuple], *,
+                 tolerant: bool = False) -> dict[tuple[int, int], tuple | None]:
+    """Shape of every entry `(id(node), output)`; None where unknown.
+
+    `tolerant=True` (summaries, graph views, limit checks): a node whose shapes cannot be
+    inferred becomes unknown, with what depends on it, instead of raising."""
     shapes: dict[tuple[int, int], tuple | None] = {}
     for n in sym.topo():
         if n.is_var:
             shp = known.get(n.name)
             shapes[(id(n), 0)] = tuple(shp) if shp is not None else _attr_shape(n)
             continue
-        ins = [shapes.get((id(src), i)) for src, i in n.inputs]
-        if any(s is None for s in ins) and n.op.infer_param_shapes is not None and ins and ins[0] is not None:
-            try:
-                filled = n.op.infer_param_shapes(n.parsed, ins)
-            except Exception as e:  # noqa: BLE001
-                raise ShapeError(f"node '{n.name}' (op {n.opname}): cannot infer parameter shapes "
-                                 f"from input shape {ins[0]}: {e}") from None
-            for (src, i), s, f in zip(n.inputs, ins, filled):
-                if s is None and f is not None and src.is_var:
-                    shapes[(id(src), i)] = tuple(f)
-            ins = [shapes.get((id(src), i)) for src, i in n.inputs]
-        if any(s is None for s in ins):
-            for i in range(n.num_outputs()):
-                shapes[(id(n), i)] = None
-            continue
         try:
-            outs = n.op.shapes(n.parsed, ins)
-        except Exception as e:  # noqa: BLE001
-            raise ShapeError(f"node '{n.name}' (op {n.opname}) cannot take input shapes {ins}: {e}") from None
+            outs = _node_shapes(n, shapes)
+        except ShapeError:
+            if not tolerant:
+                raise
+            outs = None
         for i in range(n.num_outputs()):
-            shapes[(id(n), i)] = tuple(outs[i]) if i < len(outs) else None
+            shapes[(id(n), i)] = tuple(outs[i]) if outs and i < len(outs) and outs[i] is not None \
+                else None
     return shapes
+
+
+def _node_shapes(n, shapes: dict) -> list | None:
+    """Output shapes of op node `n`, filling unknown parameter shapes from the data shape."""
+    ins = [shapes.get((id(src), i)) for src, i in n.inputs]
+    if any(s is None for s in ins) and n.op.infer_param_shapes is not None and ins and ins[0] is not None:
+        try:
+            filled = n.op.infer_param_shapes(n.parsed, ins)
+        except Exception as e:  # noqa: BLE001
+            raise ShapeError(f"node '{n.name}' (op {n.opname}): cannot infer parameter shapes "
+                             f"from input shape {ins[0]}: {e}") from None
+        for (src, i), s, f in zip(n.inputs, ins, filled):
+            if s is None and f is not None and src.is_var:
+                shapes[(id(src), i)] = tuple(f)
+        ins = [shapes.get((id(src), i)) for src, i in n.inputs]
+    if any(s is None for s in ins):
+        return None
+    try:
+        return list(n.op.shapes(n.parsed, ins))
+    except Exception as e:  # noqa: BLE001
+        raise ShapeError(f"node '{n.name}' (op {n.opname}) cannot take input shapes {ins}: {e}") from None
 
 
 def infer_shape(sym: Symbol, *args, _as_dict: bool = False, **kwargs):

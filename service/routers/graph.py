@@ -29,30 +29,9 @@ _PROBES = ((1, 224), (2, 256), (1, 299))   # 299: Inception-style nets whose las
 
 
 def _tolerant_shapes(sym, known: dict[str, tuple]) -> dict[tuple[int, int], tuple | None]:
-    """Like framework.symbol.infer.infer_shapes, but a node that fails only blanks itself and
-    what depends on it."""
-    from framework.symbol.infer import _attr_shape
-    shapes: dict[tuple[int, int], tuple | None] = {}
-    for n in sym.topo():
-        if n.is_var:
-            shp = known.get(n.name)
-            shapes[(id(n), 0)] = tuple(shp) if shp is not None else _attr_shape(n)
-            continue
-        ins = [shapes.get((id(src), i)) for src, i in n.inputs]
-        try:
-            if (any(s is None for s in ins) and n.op.infer_param_shapes is not None and ins
-                    and ins[0] is not None):
-                filled = n.op.infer_param_shapes(n.parsed, ins)
-                for (src, i), s, f in zip(n.inputs, ins, filled):
-                    if s is None and f is not None and src.is_var:
-                        shapes[(id(src), i)] = tuple(f)
-                ins = [shapes.get((id(src), i)) for src, i in n.inputs]
-            outs = n.op.shapes(n.parsed, ins) if all(s is not None for s in ins) else []
-        except Exception:  # noqa: BLE001 - one bad node must not hide the rest of the graph
-            outs = []
-        for i in range(n.num_outputs()):
-            shapes[(id(n), i)] = tuple(outs[i]) if i < len(outs) and outs[i] is not None else None
-    return shapes
+    """Shape inference where a node that cannot be inferred only blanks itself and its users."""
+    from framework.symbol.infer import infer_shapes
+    return infer_shapes(sym, known, tolerant=True)
 
 
 def _merge(probes: list[tuple | None]) -> list[int] | None:
