@@ -8,8 +8,8 @@ Usage (from the repo root):
     .mxnet-venvs/mxnet-2.0.0b1/bin/python tests/interop/seed_examples_mx2.py \
         tests/fixtures/seed_transcript_mx2.json
 
-Seeds: /work/shared/seeds/000_*.txt (HybridBlock deep-dive, ids "hybridblock.*")
-and /work/shared/seeds/004_*.txt (crash-course "create a neural network", ids
+Seeds: the steering repo's shared/seeds/000_*.txt (HybridBlock deep-dive, ids "hybridblock.*")
+and shared/seeds/004_*.txt (crash-course "create a neural network", ids
 "tutorial.*").  Extra behaviour checks from GLUON_SEMANTICS.md / MXNET_FORMATS.md
 have ids "semantics.*".  Snippets are inline one-liners in the seeds; they are
 reconstructed here as multi-line code, in document order.  Each document runs
