@@ -19,3 +19,6 @@ bench:              ## framework benchmarks side by side with MXNet 1.9.1 (when 
 
 demo-models:        ## rebuild the demo models of model_store/ with hybridserve itself
 	.venv/bin/python -m service.demo model_store
+
+bench-server:       ## server load benchmark (wrk) vs MMS, loopback only
+	.venv/bin/python bench/server/run.py

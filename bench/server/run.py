@@ -27,7 +27,7 @@ the loads (separate runs, not in the table) and writes stack summaries to ``prof
 
 Needs: ``wrk`` (``bash scripts/install_system_deps.sh``), the project venv (``.venv``), the
 MXNet venv (``make interop`` builds it), and for the MMS columns Java 11+ and
-``.mxnet-venvs/mms-1.1.11`` (see bench/server/README.md for the one pip command).  Without
+``.mxnet-venvs/mms-1.1.11`` (``bash bench/server/setup_mms.sh``).  Without
 MMS the issue's MMS figures are shown, labelled as not measured here.
 """
 from __future__ import annotations
@@ -372,8 +372,8 @@ def mms_available() -> str | None:
     if shutil.which("java") is None:
         return "no `java` on PATH (MMS 1.1.11's frontend is Java)"
     if not (MMS_VENV / "bin" / "model-archiver").exists():
-        return (f"no MMS venv at {MMS_VENV} (python -m venv {MMS_VENV} && {MMS_VENV}/bin/pip "
-                "install mxnet==1.9.1 numpy==1.23.5 multi-model-server==1.1.11 model-archiver)")
+        return (f"no MMS venv at {MMS_VENV}: create it with `bash bench/server/setup_mms.sh` "
+                "(mxnet==1.9.1, multi-model-server==1.1.11, model-archiver)")
     return None
 
 
