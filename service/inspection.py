@@ -16,15 +16,19 @@ from .errors import BadRequest
 
 
 def _matcher(pattern: str | None, regex: bool) -> Callable[[str, str], bool] | None:
+    """The inspection filter (HTTP /inspect, `hybridserve inspect --filter`, the console): a
+    substring, or with `regex` a regular expression searched for, in the node's name or its op;
+    case-insensitive either way ("fullyconnected" finds FullyConnected, "^Node_0" node_0...)."""
     if not pattern:
         return None
     if regex:
         try:
-            rx = re.compile(pattern)
+            rx = re.compile(pattern, re.IGNORECASE)
         except re.error as e:
             raise BadRequest(f"invalid filter regex {pattern!r}: {e}") from None
         return lambda name, op: bool(rx.search(name) or rx.search(op))
-    return lambda name, op: pattern in name or pattern in op
+    needle = pattern.casefold()
+    return lambda name, op: needle in name.casefold() or needle in op.casefold()
 
 
 def tensor_stats(name: str, op: str, arr: Any, include_values: bool, max_values: int) -> dict:

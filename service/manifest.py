@@ -23,8 +23,10 @@ from typing import Any
 
 import orjson
 
+from framework.io.atomic import write_atomic as _write_atomic
+
 from . import faults
-from .owner import temp_name
+from .owner import TMP, owner_prefix
 
 log = logging.getLogger("hybridserve.manifest")
 MANIFEST, LOCK = ".manifest.json", ".lock"
@@ -95,37 +97,11 @@ def read_manifest(root: Path) -> Manifest | None:
 
 
 def write_atomic(path: Path, data: bytes, crash_point: str | None = None) -> None:
-    """Temp file in the same directory, fsync, `os.replace`, fsync the directory."""
-    tmp = path.with_name(temp_name(path.name))
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if crash_point:
-            faults.point(crash_point)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    fsync_dir(path.parent)
-
-
-def fsync_dir(d: Path) -> None:
-    try:
-        fd = os.open(d, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    """framework's atomic write (temp file, fsync, `os.replace`, fsync of the directory) with
+    this process's name on the temp file, so recovery knows whose debris it is, and an
+    optional crash point between the write and the rename."""
+    _write_atomic(path, data, prefix=TMP + owner_prefix(),
+                  before_replace=(lambda: faults.point(crash_point)) if crash_point else None)
 
 
 def write_manifest(root: Path, m: Manifest) -> None:

@@ -179,8 +179,9 @@ def add_commands(sub) -> None:
     p = sub.add_parser("inspect", help="per-op tensor statistics for one input")
     _add_model_args(p)
     p.add_argument("--input")
-    p.add_argument("--filter", help="substring of node name or op")
-    p.add_argument("--regex", action="store_true", help="--filter is a regular expression")
+    p.add_argument("--filter", help="substring of node name or op (case-insensitive)")
+    p.add_argument("--regex", action="store_true",
+                   help="--filter is a regular expression (case-insensitive)")
     p.add_argument("--monitor-all", action="store_true", help="op inputs too")
     p.add_argument("--max-values", type=int, default=0, help="include up to N values")
     p.set_defaults(func=cmd_inspect)

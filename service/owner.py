@@ -13,16 +13,12 @@ import time
 from pathlib import Path
 
 _HOST = re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname() or "host")[:64]
-TMP = ".tmp-"                    # temp files: `.tmp-<host>-<pid>-<random>-<target name>`
+TMP = ".tmp-"                    # temp files: `.tmp-<host>-<pid>-<random>` (manifest.write_atomic)
 _OWNED = re.compile(r"^(?:\.tmp-)?(?P<host>[A-Za-z0-9_]+)-(?P<pid>[0-9]+)-")
 
 
 def owner_prefix() -> str:
     return f"{_HOST}-{os.getpid()}-"
-
-
-def temp_name(target: str) -> str:
-    return f"{TMP}{owner_prefix()}{os.urandom(4).hex()}-{target}"
 
 
 def _alive(pid: int) -> bool:

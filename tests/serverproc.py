@@ -1,5 +1,13 @@
-"""A real `python -m service` process on a free loopback port (for cluster and reliability tests):
-start, wait until ready, SIGKILL, restart on the same store, read its resident memory."""
+"""Real test servers on free loopback ports, the one place tests start them:
+
+- `inproc_server`: uvicorn serving `create_app` in a thread of the test process (service, ui
+  and reliability tests; the app and its core are reachable for white-box checks);
+- `ServerProc`: a `python -m service` process (cluster and reliability tests): start, wait
+  until ready, SIGKILL, restart on the same store, read its resident memory.
+
+Also a temp copy of the shipped store, a v2 JSON request body, and a polling wait.
+Import it as `from serverproc import ...` (pyproject's pytest `pythonpath` has tests/).
+"""
 from __future__ import annotations
 
 import os
@@ -8,12 +16,18 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Iterator
 
 import httpx
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+STORE = ROOT / "model_store"
 
 
 def free_port() -> int:
@@ -24,14 +38,44 @@ def free_port() -> int:
 
 def copy_store(dst: Path, models: tuple[str, ...] | None = None) -> Path:
     """A temp copy of the shipped model_store (without dot-files), optionally some models only."""
-    src = ROOT / "model_store"
     if models is None:
-        shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".*"))
+        shutil.copytree(STORE, dst, ignore=shutil.ignore_patterns(".*"))
     else:
         dst.mkdir(parents=True)
         for m in models:
-            shutil.copytree(src / m, dst / m, ignore=shutil.ignore_patterns(".*"))
+            shutil.copytree(STORE / m, dst / m, ignore=shutil.ignore_patterns(".*"))
     return dst
+
+
+@contextmanager
+def inproc_server(store: Path, **overrides) -> Iterator[SimpleNamespace]:
+    """uvicorn serving `create_app(Settings(...))` in a thread (no signal handlers off the main
+    thread); yields url, hostport, store, app, core and settings. `overrides` are Settings
+    fields (defaults here: warning log level, 2 inference threads)."""
+    import uvicorn
+
+    from service.app import create_app
+    from service.settings import Settings
+    port = free_port()
+    settings = Settings(**{"model_store": store, "port": port, "log_level": "warning",
+                           "inference_threads": 2, **overrides})
+    app = create_app(settings)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level=settings.log_level, access_log=False,
+                                           lifespan="on", log_config=None))
+    th = threading.Thread(target=server.run, daemon=True)
+    th.start()
+    end = time.time() + 60
+    while not server.started:
+        if not th.is_alive() or time.time() > end:
+            raise RuntimeError("server did not start")
+        time.sleep(0.02)
+    try:
+        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", hostport=f"127.0.0.1:{port}",
+                              store=store, app=app, core=app.state.core, settings=settings)
+    finally:
+        server.should_exit = True
+        th.join(20)
 
 
 class ServerProc:
@@ -114,3 +158,13 @@ def wait_for(pred, timeout: float, what: str, interval: float = 0.1):
             last = repr(e)
         time.sleep(interval)
     raise AssertionError(f"{what}: not within {timeout}s (last: {last!r})")
+
+
+def infer_json(name: str, x: np.ndarray, input_name: str = "data", **extra) -> dict:
+    """A v2 JSON inference request body with one input tensor (`name`, the model's, only names
+    the target at the call site: it is not part of the body)."""
+    from service.protocol.datatypes import v2_datatype
+    body = {"inputs": [{"name": input_name, "shape": list(x.shape),
+                        "datatype": v2_datatype(x.dtype), "data": x.ravel().tolist()}]}
+    body.update(extra)
+    return body

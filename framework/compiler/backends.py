@@ -69,13 +69,15 @@ def default_backend(sym: Symbol, args: dict | None = None, aux: dict | None = No
 
 
 @register_backend("channels_last", "NHWC")
-def channels_last_backend(sym: Symbol, args: dict | None = None, aux: dict | None = None, **_):
+def channels_last_backend(sym: Symbol, args: dict | None = None, aux: dict | None = None,
+                          data_shapes: dict | None = None, **_):
     """Channels-last internal layout (GEMM-ready conv weights, unfolded BatchNorms as
-    precomputed affines), then bias/residual/activation fused into the conv epilogues."""
+    precomputed affines), then bias/residual/activation fused into the conv epilogues.
+    `data_shapes` (the example inputs' shapes) lets each convolution pick its algorithm."""
     from .passes.fold_preact import fold_preact
     from .passes.fuse import fuse_epilogues
     from .passes.layout import to_channels_last
-    out, params = to_channels_last(sym, {**(args or {}), **(aux or {})})
+    out, params = to_channels_last(sym, {**(args or {}), **(aux or {})}, data_shapes)
     out, params = fold_preact(fuse_epilogues(out), params)
     used = set(out.list_inputs())
     return (out, *_split(out, {k: v for k, v in params.items() if k in used}))

@@ -242,7 +242,9 @@ class HybridBlock(Block):
         flat, _ = flatten(args, "input")
         self._deferred_infer(flat, [params[n] for n in input_names if n in params])
         if self._backend:
-            out, params, serial = self._apply_backend(out, params, serial)
+            shapes = {n: tuple(flat[i].shape) for n, i in data_names.items()
+                      if i < len(flat) and hasattr(flat[i], "shape")}
+            out, params, serial = self._apply_backend(out, params, serial, shapes)
             if update_graph:
                 self._cached_graph = (in_syms, out)
             input_names = out.list_inputs()
@@ -253,16 +255,19 @@ class HybridBlock(Block):
             + [f for f in self._flags if f[0] not in ("data_indices", "param_indices")]
         self._cached_op = CachedOp(out, input_names, dict(self._flags))
 
-    def _apply_backend(self, out: Symbol, params: dict, serial: dict):
+    def _apply_backend(self, out: Symbol, params: dict, serial: dict,
+                       data_shapes: dict | None = None):
         """Run the `optimize_for` backend on the graph and the parameter values; parameters the
-        backend invents become new Parameters named like their graph variable (exported too)."""
+        backend invents become new Parameters named like their graph variable (exported too).
+        The backend also gets the example inputs' shapes (`data_shapes`), to pick kernels."""
         from ..compiler.backends import get_backend
         used = set(out.list_inputs())
         aux = set(out.list_auxiliary_states())
         values = {n: p.data()._data for n, p in params.items() if n in used}
         new_sym, args, auxs = get_backend(self._backend)(
             out, {k: v for k, v in values.items() if k not in aux},
-            {k: v for k, v in values.items() if k in aux}, **self._backend_opts)
+            {k: v for k, v in values.items() if k in aux},
+            **{"data_shapes": data_shapes or {}, **self._backend_opts})
         params, serial = dict(params), dict(serial)
         for name, value in {**args, **auxs}.items():
             if name in params and params[name].data()._data is value:

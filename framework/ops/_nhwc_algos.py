@@ -1,4 +1,4 @@
-"""Alternative convolution algorithms of `_hs_conv2d` (ops/nhwc.py): Winograd F(2x2, 3x3),
+"""Alternative convolution algorithms of `_hs_conv2d` (ops/nhwc.py) (Winograd: ops/_winograd.py):
 the "shift" GEMM for convolutions with few filters, depthwise and grouped convolutions."""
 from __future__ import annotations
 
@@ -10,80 +10,6 @@ from ._nhwc_util import (_epilogue, im2col_nhwc, part_taps,
                          scratch, taps)
 
 _COLS_BYTES = 8 << 20
-
-# Winograd F(2x2, 3x3): Y = Aᵀ [(G g Gᵀ) ⊙ (Bᵀ d B)] A on 4x4 input tiles, 2x2 output tiles
-_WG = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]])
-
-
-def winograd_ok(k, stride, pad, dilate, groups) -> bool:
-    return (tuple(k) == (3, 3) and tuple(stride) == (1, 1) and tuple(pad) == (1, 1)
-            and tuple(dilate) == (1, 1) and groups == 1)
-
-
-def prepare_winograd_weight(w: np.ndarray) -> np.ndarray:
-    """OIHW 3x3 weight → (16, C, F): the 4x4 transformed kernels G g Gᵀ, GEMM-ready."""
-    u = np.einsum("ik,fckl,jl->ijcf", _WG, w.astype(np.float64), _WG)
-    F, C = w.shape[:2]
-    return np.ascontiguousarray(u.reshape(16, C, F).astype(w.dtype))
-
-
-def _winograd(x, w, b, out):
-    """3x3 / stride 1 / pad 1 convolution of NHWC x by Winograd F(2x2, 3x3): 8 vectorised adds
-    transform the input tiles, one batched matmul (16 GEMMs of (tiles, C) x (C, F)), 8 adds
-    transform back straight into the output; the bias joins the centre element of the product
-    (it reaches all four outputs of a tile). 2.25x fewer multiplies than im2col + GEMM."""
-    N, H, W, C = x.shape
-    F = w.shape[2]
-    th, tw = (H + 1) // 2, (W + 1) // 2
-    step = max(1, min(N, _COLS_BYTES // max(1, 16 * th * tw * max(C, F) * x.itemsize)))
-    even = H % 2 == 0 and W % 2 == 0
-    for n0 in range(0, N, step):
-        n1 = min(N, n0 + step)
-        n = n1 - n0
-        T = n * th * tw
-        key = ("wino", n, H, W, C)
-        xp = scratch(key, (n, 2 * th + 2, 2 * tw + 2, C), x.dtype, zero=True)
-        xp[:, 1:H + 1, 1:W + 1] = x[n0:n1]
-        s = xp.strides
-        # rows[i] (n, th, tw, 4, C): input row 2*ti + i, columns 2*tj + j for j = 0..3
-        rows = [np.lib.stride_tricks.as_strided(
-            xp[:, i:], (n, th, tw, 4, C), (s[0], 2 * s[1], 2 * s[2], s[2], s[3]), writeable=False)
-            for i in range(4)]
-        t = scratch(("wino_t", T, C), (4, n, th, tw, 4, C), x.dtype)
-        np.subtract(rows[0], rows[2], out=t[0])
-        np.add(rows[1], rows[2], out=t[1])
-        np.subtract(rows[2], rows[1], out=t[2])
-        np.subtract(rows[1], rows[3], out=t[3])
-        v = scratch(("wino_v", T, C), (4, 4, T, C), x.dtype)
-        tc = t.reshape(4, T, 4, C)
-        np.subtract(tc[:, :, 0], tc[:, :, 2], out=v[:, 0])
-        np.add(tc[:, :, 1], tc[:, :, 2], out=v[:, 1])
-        np.subtract(tc[:, :, 2], tc[:, :, 1], out=v[:, 2])
-        np.subtract(tc[:, :, 1], tc[:, :, 3], out=v[:, 3])
-        m = scratch(("wino_m", T, F), (16, T, F), out.dtype)
-        np.matmul(v.reshape(16, T, C), w, out=m)
-        if b is not None:
-            m[5] += b
-        m4 = m.reshape(4, 4, T, F)
-        sc = scratch(("wino_s", T, F), (2, 4, T, F), out.dtype)
-        np.add(m4[0], m4[1], out=sc[0])
-        sc[0] += m4[2]
-        np.subtract(m4[1], m4[2], out=sc[1])
-        sc[1] -= m4[3]
-        if even:
-            y = out[n0:n1]
-        else:
-            y = scratch(("wino_y", n, th, tw, F), (n, 2 * th, 2 * tw, F), out.dtype)
-        yv = y.reshape(n, th, 2, tw, 2, F).transpose(2, 4, 0, 1, 3, 5)   # (a, b, n, th, tw, F)
-        s5 = sc.reshape(2, 4, n, th, tw, F)
-        y0, y1 = yv[:, 0], yv[:, 1]
-        np.add(s5[:, 0], s5[:, 1], out=y0)
-        y0 += s5[:, 2]
-        np.subtract(s5[:, 1], s5[:, 2], out=y1)
-        y1 -= s5[:, 3]
-        if not even:
-            out[n0:n1] = y[:, :H, :W]
-
 
 def _conv_shift(x, w, b, res, geo, out, act, lo, hi):
     """Stride-1 convolution with few filters (F < C/2), channels-last. One GEMM over the padded

@@ -22,9 +22,9 @@ import numpy as np
 from ..base import ShapeError
 from . import _nhwc_util as _u
 from . import _parallel
+from . import _winograd
 from ._nhwc_algos import (_conv_shift, _depthwise_einsum, _depthwise_part, _grouped_nhwc,
-                          _shift_to_gemm, _SHIFT_MIN_PIXELS, _winograd,  # noqa: F401
-                          prepare_winograd_weight)
+                          _shift_to_gemm, _SHIFT_MIN_PIXELS)
 from ._nhwc_util import (_epilogue, _epilogue_all, _full_tap, _pad_hi, _pad_nhwc,  # noqa: F401
                          _row_parts, _windows, apply_act, clear_scratch, im2col_nhwc, out_size,
                          part_taps, scratch, tap_range, taps)
@@ -34,26 +34,38 @@ from .registry import register
 
 ACTS = ("none", "relu", "clip", "sigmoid", "tanh")
 
-def choose_algo(w_shape, k, stride, pad, dilate, groups, data_layout) -> str:
-    """The `_hs_conv2d` algorithm for a weight (F, C/g, kh, kw), decided from the weight alone."""
+def choose_algo(w_shape, k, stride, pad, dilate, groups, data_layout,
+                in_shape: tuple | None = None) -> str:
+    """The `_hs_conv2d` algorithm for a weight (F, C/g, kh, kw), from the weight and, when the
+    example input's (NCHW) shape is known, its size: Winograd where it pays (ops/_winograd.py),
+    so that the graph holds only the transformed weight."""
     F, C = w_shape[:2]
+    if in_shape is not None and len(in_shape) == 4 and data_layout == "NHWC" \
+            and _winograd.ok(k, stride, pad, dilate, groups):
+        m = _winograd.choose_tile(in_shape[0], in_shape[2], in_shape[3], C, F)
+        if m:
+            return _WINO_ALGO[m]
     if groups == 1 and data_layout == "NHWC" and tuple(stride) == (1, 1) \
             and tuple(k) != (1, 1) and k[0] * k[1] > 1 and 2 * F <= C:
         return "shift"
     return "gemm"
 
 
+_WINO_ALGO = {2: "winograd", 4: "winograd4"}
+_WINO_TILE = {v: k for k, v in _WINO_ALGO.items()}
+
+
 def prepare_weight(w: np.ndarray, groups: int, data_layout: str = "NHWC",
                    algo: str = "gemm") -> np.ndarray:
     """MXNet OIHW weight → the `_hs_conv2d` layout (done once, at optimisation time).
     groups == 1: (kh·kw·C, F) (whatever the data layout); "shift": (F·kh·kw, C);
-    "winograd": (16, C, F); depthwise (C/g == 1): (kh, kw, C, m); other groups:
+    "winograd"/"winograd4": ((m+2)², C, F); depthwise (C/g == 1): (kh, kw, C, m); other groups:
     (g, kh·kw·Cg, F/g)."""
     F, Cg, kh, kw = w.shape
     if algo == "shift":
         return np.ascontiguousarray(w.transpose(0, 2, 3, 1).reshape(F * kh * kw, Cg))
-    if algo == "winograd":
-        return prepare_winograd_weight(w)
+    if algo in _WINO_TILE:
+        return _winograd.transform_weight(w, _WINO_TILE[algo])
     if groups == 1:
         return np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(kh * kw * Cg, F))
     if Cg == 1:
@@ -95,8 +107,13 @@ def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="n
     if groups == 1 and algo == "shift":
         x = _pad_nhwc(x, pad, _pad_hi((H, W), osp, k, stride, pad, dilate))
         return _conv_shift(x, w, b, res, (k, stride, pad, dilate, osp, tp), out, act, lo, hi)
-    elif groups == 1 and algo == "winograd":
-        _winograd(x, w, b, out)
+    elif groups == 1 and algo in _WINO_TILE:
+        _winograd.conv3x3(x, w, _WINO_TILE[algo], b, out)
+        return _epilogue_all(out, None, res, act, lo, hi)
+    elif groups == 1 and (m := _wino_tile(x, w, k, stride, pad, dilate, data_layout, N, H, W, C,
+                                          F)):
+        # chosen per call from the input size: the transformed weight is cached per weight
+        _winograd.conv3x3(x, _winograd.from_gemm_weight(w, m), m, b, out)
         return _epilogue_all(out, None, res, act, lo, hi)
     elif groups == 1 and (data_layout == "NCHW" or not (k[0] == 1 and k[1] == 1 and not any(pad))):
         # im2col from a zero-bordered padded copy of the input (NHWC, whatever the data layout):
@@ -131,6 +148,13 @@ def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="n
         _epilogue(o, b, None if res is None else res[n0:n1, r0:r1], act, lo, hi)
     _parallel.run(run, len(prts))
     return out
+
+
+def _wino_tile(x, w, k, stride, pad, dilate, data_layout, N, H, W, C, F) -> int:
+    if (data_layout != "NHWC" or not _winograd.ok(k, stride, pad, dilate, 1)
+            or x.dtype != w.dtype or x.dtype.kind != "f" or x.dtype.itemsize < 4):
+        return 0
+    return _winograd.choose_tile(N, H, W, C, F)
 
 
 _SMALL_M = 256                  # output pixels below which a GEMM is split over output channels
@@ -239,7 +263,7 @@ HS_CONV_ATTRS = {"kernel": Shape(), "stride": Shape((1, 1)), "pad": Shape((0, 0)
                  "no_bias": Bool(False), "with_sum": Bool(False),
                  "act_type": Str("none", choices=ACTS), "a_min": CF(0.0), "a_max": CF(6.0),
                  "data_layout": Str("NHWC", choices=("NHWC", "NCHW")),
-                 "algo": Str("gemm", choices=("gemm", "shift", "winograd"))}
+                 "algo": Str("gemm", choices=("gemm", "shift", "winograd", "winograd4"))}
 
 
 @register("_hs_conv2d", attrs=HS_CONV_ATTRS, inputs=_hs_conv_inputs, infer_shape=_hs_conv_shape,

@@ -52,8 +52,8 @@ class RequestOutput(BaseModel):
 class InferenceRequest(BaseModel):
     id: Optional[str] = None
     parameters: Optional[dict[str, Scalar]] = Field(
-        default=None, description="binary_data_output (bool); for /inspect also filter, regex, "
-        "monitor_all, include_values, max_values")
+        default=None, description="binary_data_output (bool); for /inspect also filter (case-insensitive "
+        "substring of node name or op), regex, monitor_all, include_values, max_values")
     inputs: list[RequestInput]
     outputs: Optional[list[RequestOutput]] = None
 

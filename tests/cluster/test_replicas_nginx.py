@@ -11,12 +11,8 @@ Loopback only, bounded loops. Skipped when nginx is not installed
 """
 from __future__ import annotations
 
-import os
-import shutil
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -27,11 +23,11 @@ import numpy as np
 import pytest
 
 from nginx_util import NGINX, SKIP_REASON, nginx_cmd, site_for, write_main_conf
+from serverproc import ROOT, ServerProc, copy_store, free_port, infer_json
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300),
               pytest.mark.skipif(NGINX is None, reason=SKIP_REASON)]
 
-ROOT = Path(__file__).resolve().parents[2]
 MX1 = ROOT / "tests" / "fixtures" / "mxnet-1.9.1"
 N_REQUESTS = 200           # per kill test; the replica dies at request N_REQUESTS // 2
 CONCURRENCY = 4            # so that some requests are in flight on the replica when it dies
@@ -40,12 +36,6 @@ AGREE_WITHIN_S = 20.0      # bound for an upload to become READY on every replic
 
 class ReplicasDisagree(AssertionError):
     """A model change made through one replica did not reach every replica in time."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_http(url: str, timeout: float, proc: subprocess.Popen, log: Path) -> None:
@@ -79,34 +69,24 @@ def stop(proc: subprocess.Popen) -> None:
 class Cluster:
     def __init__(self, tmp: Path, n: int = 2):
         self.tmp, self.n = tmp, n
-        self.procs: list[subprocess.Popen] = []
-        self.logs: list[Path] = []
+        self.replicas: list[ServerProc] = []
         self.nginx: subprocess.Popen | None = None
 
     def start(self) -> None:
         tmp, n = self.tmp, self.n
-        self.store = tmp / "store"
         # one shared copy of the shipped store (without dot-dirs: staging/trash debris)
-        shutil.copytree(ROOT / "model_store", self.store, ignore=shutil.ignore_patterns(".*"))
-        # the servers must not pick up an auth token or other settings from the caller
-        env = {k: v for k, v in os.environ.items() if not k.startswith("HYBRIDSERVE_")}
-        env.update(HYBRIDSERVE_INFERENCE_THREADS="1", PYTHONPATH=str(ROOT))
-        self.ports = [free_port() for _ in range(n)]
-        for i, port in enumerate(self.ports):
-            log = tmp / f"replica{i}.log"
-            with open(log, "wb") as f:
-                self.procs.append(subprocess.Popen(
-                    [sys.executable, "-m", "service", "--model-store", str(self.store),
-                     "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-                    cwd=ROOT, env=env, stdout=f, stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL))
-            self.logs.append(log)
+        self.store = copy_store(tmp / "store")
+        # started together, then waited for (ServerProc keeps the caller's HYBRIDSERVE_* out)
+        self.replicas = [ServerProc(self.store, tmp / f"replica{i}.log") for i in range(n)]
+        self.ports = [r.port for r in self.replicas]
+        for r in self.replicas:
+            r.start(wait=0)
         self.nginx_port = free_port()
         conf = write_main_conf(tmp / "nginx", site_for(
             [f"127.0.0.1:{p}" for p in self.ports], f"127.0.0.1:{self.nginx_port}"))
         self.nginx_log = tmp / "nginx" / "error.log"
-        for proc, port, log in zip(self.procs, self.ports, self.logs):
-            wait_http(f"http://127.0.0.1:{port}/v2/health/ready", 90, proc, log)
+        for r in self.replicas:
+            r.wait_ready(90)
         self.nginx = subprocess.Popen(nginx_cmd(conf, "-g", "daemon off;"),
                                       stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
                                       stdin=subprocess.DEVNULL)
@@ -117,17 +97,17 @@ class Cluster:
         return f"http://127.0.0.1:{self.ports[i]}"
 
     def kill(self, i: int) -> None:
-        self.procs[i].send_signal(signal.SIGKILL)   # no graceful shutdown: a crash
-        self.procs[i].wait(10)
+        self.replicas[i].kill9()                     # no graceful shutdown: a crash
 
     def logs_text(self) -> str:
-        return "\n".join(f"--- {p.name}\n{tail(p)}" for p in [*self.logs, self.nginx_log])
+        return "\n".join([*(f"--- {r.log.name}\n{r.tail(3000)}" for r in self.replicas),
+                          f"--- {self.nginx_log.name}\n{tail(self.nginx_log)}"])
 
     def close(self) -> None:
         if self.nginx is not None:
             stop(self.nginx)
-        for p in self.procs:
-            stop(p)
+        for r in self.replicas:
+            r.stop()
 
 
 @pytest.fixture
@@ -138,11 +118,6 @@ def cluster(tmp_path):
         yield c
     finally:
         c.close()
-
-
-def infer_body(x: np.ndarray) -> dict:
-    return {"inputs": [{"name": "data", "shape": list(x.shape), "datatype": "FP32",
-                        "data": x.ravel().tolist()}]}
 
 
 def requests_served(url: str, model: str) -> float:
@@ -161,7 +136,7 @@ def infer_while_killing(cluster: Cluster, model: str, x: np.ndarray, victim: int
     no balancer can replay it. So that the kill lands on requests that are in flight but not
     yet answered (the case nginx must cover), the victim is frozen (SIGSTOP) once the first
     half is fully answered, requests pile up on it, and then it is killed."""
-    body = infer_body(x)
+    body = infer_json(model, x)
     lock, in_flight = threading.Lock(), [0]
 
     def one(i: int):
@@ -180,8 +155,7 @@ def infer_while_killing(cluster: Cluster, model: str, x: np.ndarray, victim: int
     with httpx.Client(base_url=cluster.url, timeout=60) as client, \
             ThreadPoolExecutor(CONCURRENCY) as pool:
         results = list(pool.map(one, range(half)))
-        victim_proc = cluster.procs[victim]
-        victim_proc.send_signal(signal.SIGSTOP)      # idle now: every answer so far delivered
+        cluster.replicas[victim].proc.send_signal(signal.SIGSTOP)      # idle now: every answer so far delivered
         rest = [pool.submit(one, i) for i in range(half, N_REQUESTS)]
         # round-robin sends every other request to the frozen replica: wait (bounded) until
         # every worker is stuck on it, i.e. nothing completes any more
@@ -216,7 +190,7 @@ def test_killed_replica_loses_no_request(cluster):
     # warm-up through the balancer: both replicas must be taking traffic before the kill
     with httpx.Client(base_url=cluster.url, timeout=30) as c:
         for _ in range(10):
-            assert c.post("/v2/models/mlp/infer", json=infer_body(x)).status_code == 200
+            assert c.post("/v2/models/mlp/infer", json=infer_json("mlp", x)).status_code == 200
     served = [requests_served(cluster.replica_url(i), "mlp") for i in range(2)]
     assert all(n > 0 for n in served), f"round-robin did not reach every replica: {served}"
 
@@ -261,7 +235,7 @@ def test_upload_reaches_every_replica(cluster):
     # every replica answers directly with MXNet 1.9.1's recorded output
     for i in range(len(cluster.ports)):
         r = httpx.post(f"{cluster.replica_url(i)}/v2/models/fc_flatten/infer",
-                       json=infer_body(x), timeout=30)
+                       json=infer_json("fc_flatten", x), timeout=30)
         assert r.status_code == 200, r.text
         out = r.json()["outputs"][0]
         np.testing.assert_allclose(np.asarray(out["data"], np.float32).reshape(out["shape"]),

@@ -123,3 +123,31 @@ def test_multi_output_elementwise_keeps_its_outputs():
     new, nparams = to_channels_last(sym, params)
     assert any(n.opname == "_hs_conv2d" for n in new.topo())
     check(run(new, nparams, inputs), run(sym, params, inputs))
+
+
+def test_example_shapes_pick_winograd_and_keep_only_its_weight():
+    """With the example input's shape (optimize_for passes it), wide 3x3 convolutions become
+    Winograd: the graph holds the transformed weight only, and the output is unchanged."""
+    import framework as mx
+    from framework.gluon import nn
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(64, 3, padding=1, in_channels=64, activation="relu"),
+            nn.Conv2D(64, 3, padding=1, in_channels=64), nn.Conv2D(8, 3, padding=1))
+    net.initialize(mx.init.Xavier())
+    x = mx.np.array(np.random.default_rng(3).standard_normal((1, 64, 16, 16)).astype("f"))
+    ref = net(x).asnumpy()
+    net.optimize_for(x, backend="hybridserve", static_alloc=True, static_shape=True)
+    got = net(x).asnumpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5 * np.abs(ref).max())
+    convs = [n for n in net._cached_graph[1].topo() if n.opname == "_hs_conv2d"]
+    # the first reads the NCHW graph input (im2col does the layout change); few filters: "shift"
+    assert [n.attrs["algo"] for n in convs] == ["gemm", "winograd", "shift"]
+    held = {name: v for is_data, name, v in net._cached_op_args if not is_data}
+    assert held[convs[1].inputs[1][0].name].shape == (16, 64, 64)      # only the 4x4 kernels
+
+
+def test_without_example_shapes_the_algorithm_is_chosen_per_call():
+    sym, params, inputs, expected = available("conv2d_variants")
+    new, _ = to_channels_last(sym, params)
+    assert all(n.attrs.get("algo") in ("gemm", "shift") for n in new.topo()
+               if n.opname == "_hs_conv2d")

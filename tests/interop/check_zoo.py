@@ -2,7 +2,9 @@
 
     python tests/interop/check_zoo.py [DIR] [--models NAME ...]
 
-DIR defaults to artifacts/interop/zoo-1.9.1/. Each export is loaded with
+DIR defaults to artifacts/interop/zoo-1.9.1/. With --optimize, each model is also built with
+`optimize_for(x, backend="hybridserve")` (BN folding, channels-last, Winograd, fused epilogues)
+and run serially and with 2 intra-op threads. Each export is loaded with
 `SymbolBlock.imports` and run on the recorded input; the output must match MXNet's
 (rtol 1e-4 / atol 1e-5, or for deep nets max|Δ| <= 1e-4 * max(1, max|ref|)). Prints a table;
 exit status 1 on any mismatch or missing export.
@@ -25,16 +27,28 @@ import framework as mx  # noqa: E402
 from framework.gluon import SymbolBlock  # noqa: E402
 
 
-def check(name: str, d: str) -> list:
+def check(name: str, d: str, optimize: bool = False) -> list:
     prefix = os.path.join(d, file_stem(name))
     if not os.path.exists(prefix + "-io.npz"):
         return [name, "MISSING", "", "", "", ""]
     io = onp.load(prefix + "-io.npz")
     t = time.time()
     net = SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
-    out = net(mx.np.array(io["data"])).asnumpy()
+    x = mx.np.array(io["data"])
+    outs = [net(x).asnumpy()]
+    if optimize:
+        from framework.ops import _parallel
+        net.optimize_for(x, backend="hybridserve", static_alloc=True, static_shape=True)
+        outs.append(net(x).asnumpy())
+        prev = _parallel.set_intra_op_threads(2)
+        try:
+            outs.append(net(x).asnumpy())
+        finally:
+            _parallel.set_intra_op_threads(prev)
     dt = time.time() - t
-    ok, diff, rule = compare(out, io["output"])
+    checks = [compare(o, io["output"]) for o in outs]
+    ok, rule = all(c[0] for c in checks), checks[0][2]
+    diff = max(c[1] for c in checks)
     ref_max = float(onp.max(onp.abs(io["output"])))
     return [name, "ok" if ok else "MISMATCH", f"{diff:.2e}", f"{ref_max:.3g}", rule,
             f"{dt:.1f}s"]
@@ -45,12 +59,14 @@ def main() -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir", nargs="?", default=os.path.join(ARTIFACTS, "zoo-1.9.1"))
     ap.add_argument("--models", nargs="*")
+    ap.add_argument("--optimize", action="store_true",
+                    help="also check optimize_for(backend='hybridserve'), serial and threaded")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     rows = []
     for name in args.models or ZOO_MODELS:
         try:
-            rows.append(check(name, args.dir))
+            rows.append(check(name, args.dir, args.optimize))
         except Exception as e:  # noqa: BLE001  report and continue
             rows.append([name, "ERROR", "", "", f"{type(e).__name__}: {str(e)[:80]}", ""])
         print(" ".join(rows[-1][:3]), file=sys.stderr, flush=True)

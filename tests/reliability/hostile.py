@@ -18,7 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .relutil import MX1, STORE
+from serverproc import STORE
+
+from .relutil import MX1
 
 FC_SYM = (MX1 / "fc_flatten-symbol.json").read_bytes()
 FC_PARAMS = (MX1 / "fc_flatten-0000.params").read_bytes()       # legacy NDArray list

@@ -1,12 +1,10 @@
-"""Helpers for the reliability suite: an in-process server on a free loopback port, store
-snapshots and a store consistency check, and a results recorder printed at the end of the run."""
+"""Helpers for the reliability suite: the in-process server of tests/serverproc.py with the
+suite's defaults, store snapshots and a store consistency check, and a results recorder printed
+at the end of the run."""
 from __future__ import annotations
 
 import json
 import os
-import shutil
-import threading
-import time
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,9 +12,9 @@ from typing import Iterator
 
 import numpy as np
 
-from serverproc import ROOT, free_port
+import serverproc
+from serverproc import ROOT, copy_store
 
-STORE = ROOT / "model_store"
 MX1 = ROOT / "tests" / "fixtures" / "mxnet-1.9.1"
 RESULTS: list[dict] = []          # rows for the terminal summary (see conftest.py)
 
@@ -26,38 +24,14 @@ def record(kind: str, what: str, **figures) -> None:
 
 
 def make_store(dst: Path, models: tuple[str, ...] = ("mlp", "lenet")) -> Path:
-    dst.mkdir(parents=True)
-    for m in models:
-        shutil.copytree(STORE / m, dst / m, ignore=shutil.ignore_patterns(".*"))
-    return dst
+    return copy_store(dst, models)
 
 
 @contextmanager
 def inproc_server(store: Path, **overrides) -> Iterator[SimpleNamespace]:
-    """uvicorn serving `create_app` in a thread (no signal handlers off the main thread)."""
-    import uvicorn
-
-    from service.app import create_app
-    from service.settings import Settings
-    port = free_port()
-    settings = Settings(**{"model_store": store, "port": port, "log_level": "error",
-                           "inference_threads": 2, **overrides})
-    app = create_app(settings)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error",
-                                           access_log=False, lifespan="on", log_config=None))
-    th = threading.Thread(target=server.run, daemon=True)
-    th.start()
-    end = time.time() + 60
-    while not server.started:
-        if not th.is_alive() or time.time() > end:
-            raise RuntimeError("server did not start")
-        time.sleep(0.02)
-    try:
-        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", store=store, app=app,
-                              core=app.state.core, settings=settings)
-    finally:
-        server.should_exit = True
-        th.join(20)
+    """serverproc's in-process server, quieter (errors only) unless `log_level` is given."""
+    with serverproc.inproc_server(store, **{"log_level": "error", **overrides}) as srv:
+        yield srv
 
 
 def snapshot(root: Path) -> dict[str, int]:

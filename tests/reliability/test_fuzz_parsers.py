@@ -19,8 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from serverproc import STORE
+
 from .parse_worker import ParseWorker
-from .relutil import MX1, STORE, record
+from .relutil import MX1, record
 
 FAST = int(os.environ.get("FUZZ_EXAMPLES", "100"))
 SLOW = 2000

@@ -7,16 +7,13 @@ import time
 import httpx
 import pytest
 
-from conftest import STORE, start_server
+from serverproc import copy_store, inproc_server
 
 
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory):
-    store = tmp_path_factory.mktemp("guarded") / "store"
-    store.mkdir()
-    shutil.copytree(STORE / "mlp", store / "mlp")
-    st, info = start_server(store, auth_token="s3cret", poll_interval_s=0.1)
-    with st:
+    store = copy_store(tmp_path_factory.mktemp("guarded") / "store", ("mlp",))
+    with inproc_server(store, auth_token="s3cret", poll_interval_s=0.1) as info:
         yield info
 
 

@@ -10,7 +10,7 @@ import httpx
 import numpy as np
 import pytest
 
-from conftest import STORE, infer_json
+from serverproc import STORE, infer_json
 from service.batching import Batcher
 from service.errors import Unavailable
 

@@ -13,11 +13,11 @@ import httpx
 import numpy as np
 import pytest
 
-from conftest import ROOT, free_port, infer_json, make_store
+from serverproc import ROOT, copy_store, free_port, infer_json
 
 
 def test_python_m_service_graceful_shutdown(tmp_path):
-    store = make_store(tmp_path / "store")
+    store = copy_store(tmp_path / "store")
     cfg = json.loads((store / "mlp" / "config.json").read_text())
     cfg["dynamic_batching"]["max_queue_delay_microseconds"] = 600_000   # a slow in-flight request
     cfg["dynamic_batching"]["preferred_batch_size"] = [64]
@@ -74,16 +74,22 @@ def test_offline_commands(capsys):
                  "--params", str(fx / "activations-0000.params")]) == 1
 
 
-def test_offline_predict(tmp_path, capsys):
+def _predict_npz(tmp_path, symbol, params, x: np.ndarray) -> np.ndarray:
+    """`hybridserve predict --symbol --params --input x.npy --output y.npz`: its first output."""
     from service.cli import main
+    np.save(tmp_path / "x.npy", x)
+    assert main(["predict", "--symbol", str(symbol), "--params", str(params),
+                 "--input", str(tmp_path / "x.npy"), "--output", str(tmp_path / "y.npz")]) == 0
+    y = np.load(tmp_path / "y.npz")
+    return y[y.files[0]]
+
+
+def test_offline_predict(tmp_path, capsys):
     fx = ROOT / "tests/fixtures/mxnet-2.0.0b1"
     io = np.load(fx / "mlp_hybrid-io.npz")
-    np.save(tmp_path / "x.npy", io["data"])
-    assert main(["predict", "--symbol", str(fx / "mlp_hybrid-symbol.json"), "--params",
-                 str(fx / "mlp_hybrid-0000.params"), "--input", str(tmp_path / "x.npy"),
-                 "--output", str(tmp_path / "y.npz")]) == 0
-    y = np.load(tmp_path / "y.npz")
-    np.testing.assert_allclose(y[y.files[0]], io["output"], rtol=1e-4, atol=1e-5)
+    y = _predict_npz(tmp_path, fx / "mlp_hybrid-symbol.json", fx / "mlp_hybrid-0000.params",
+                     io["data"])
+    np.testing.assert_allclose(y, io["output"], rtol=1e-4, atol=1e-5)
 
 
 def test_offline_convert_1x_to_2x(tmp_path, capsys):
@@ -94,12 +100,9 @@ def test_offline_convert_1x_to_2x(tmp_path, capsys):
                  str(fx / "fc_flatten-0000.params"), "--out", str(tmp_path / "fc2")]) == 0
     capsys.readouterr()
     assert (tmp_path / "fc2-0000.params").read_bytes()[:2] == b"PK"      # 2.x npz
-    np.save(tmp_path / "x.npy", io["data"])
-    assert main(["predict", "--symbol", str(tmp_path / "fc2-symbol.json"), "--params",
-                 str(tmp_path / "fc2-0000.params"), "--input", str(tmp_path / "x.npy"),
-                 "--output", str(tmp_path / "y.npz")]) == 0
-    y = np.load(tmp_path / "y.npz")
-    np.testing.assert_allclose(y[y.files[0]], io["output"], rtol=1e-4, atol=1e-5)
+    y = _predict_npz(tmp_path, tmp_path / "fc2-symbol.json", tmp_path / "fc2-0000.params",
+                     io["data"])
+    np.testing.assert_allclose(y, io["output"], rtol=1e-4, atol=1e-5)
 
 
 MX1 = ROOT / "tests/fixtures/mxnet-1.9.1"
@@ -129,6 +132,10 @@ def test_offline_on_a_1x_fixture(tmp_path, capsys):
                  "--filter", "Convolution", "-q"]) == 0
     recs = json.loads(capsys.readouterr().out)["records"]
     assert recs and all(r["op"] == "Convolution" for r in recs)
+    # the filter ignores case, as over HTTP (one matcher)
+    assert main(["inspect", *_fx("mini_resnet_v1"), "--input", str(tmp_path / "x.npy"),
+                 "--filter", "convOLUTION", "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"] == recs
 
 
 def test_offline_json_inputs_and_demo_models(tmp_path, capsys):

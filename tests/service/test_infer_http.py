@@ -7,7 +7,7 @@ import json
 import numpy as np
 import orjson
 
-from conftest import infer_json
+from serverproc import infer_json
 
 
 def _x(n: int = 3, seed: int = 0) -> np.ndarray:

@@ -18,7 +18,8 @@ from unittest import mock
 import httpx
 import pytest
 
-from conftest import FIXTURES, ROOT, STORE, start_server
+from fixture_util import FIXTURES
+from serverproc import ROOT, copy_store, inproc_server
 
 MX1 = FIXTURES / "mxnet-1.9.1"
 
@@ -137,11 +138,7 @@ def test_manifest_republished_when_disk_disagrees(tmp_path):
 
 @pytest.fixture
 def polled(tmp_path):
-    store = tmp_path / "store"
-    store.mkdir()
-    shutil.copytree(STORE / "mlp", store / "mlp")
-    st, info = start_server(store, store_poll_s=0.1)
-    with st:
+    with inproc_server(copy_store(tmp_path / "store", ("mlp",)), store_poll_s=0.1) as info:
         yield info
 
 
@@ -183,12 +180,10 @@ def test_polling_converges_to_changes_made_elsewhere(polled):
 
 
 def test_read_only_store_serves_and_refuses_writes(tmp_path):
-    store = tmp_path / "ro"
-    store.mkdir()
-    shutil.copytree(STORE / "mlp", store / "mlp")
-    st, info = start_server(store, store_read_only=True)
+    store = copy_store(tmp_path / "ro", ("mlp",))
     files = {"symbol": ("s-symbol.json", (MX1 / "fc_flatten-symbol.json").read_bytes())}
-    with st, httpx.Client(base_url=info.url, timeout=30) as c:
+    with inproc_server(store, store_read_only=True) as info, \
+            httpx.Client(base_url=info.url, timeout=30) as c:
         assert c.get("/v2/models/mlp/ready").status_code == 200
         for r in (c.post("/v2/repository/models/x/upload", files=files),
                   c.delete("/v2/models/mlp"), c.delete("/v2/models/mlp/versions/1"),
@@ -226,11 +221,9 @@ def test_fault_points_are_documented():
 
 
 def test_load_on_startup_off_loads_only_when_asked(tmp_path):
-    store = tmp_path / "store"
-    store.mkdir()
-    shutil.copytree(STORE / "mlp", store / "mlp")
-    st, info = start_server(store, store_poll_s=0.1, load_on_startup=False)
-    with st, httpx.Client(base_url=info.url, timeout=30) as c:
+    store = copy_store(tmp_path / "store", ("mlp",))
+    with inproc_server(store, store_poll_s=0.1, load_on_startup=False) as info, \
+            httpx.Client(base_url=info.url, timeout=30) as c:
         time.sleep(0.5)                                   # several polls: still not loaded
         assert c.get("/v2/models/mlp/ready").status_code != 200
         assert c.post("/v2/repository/models/mlp/load").status_code == 200

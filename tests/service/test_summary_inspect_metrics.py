@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from conftest import infer_json
+from serverproc import infer_json
 
 
 def test_summary_json(http):
@@ -75,6 +75,26 @@ def test_inspect_filter_values_monitor_all(http, mlp_ref):
     r = http.post("/v2/models/mlp/infer", json=infer_json("mlp", x))
     np.testing.assert_allclose(np.array(r.json()["outputs"][0]["data"]), mlp_ref(x).ravel(),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_inspect_filter_ignores_case(http):
+    """The filter (substring or regex) matches node names and ops whatever their case."""
+    from service.inspection import _matcher
+    assert _matcher("fullyconnected", False)("node_1", "FullyConnected")
+    assert _matcher("NODE_1", False)("node_1", "FullyConnected")
+    assert _matcher("^Fully.*ED$", True)("node_1", "FullyConnected")
+    assert not _matcher("conv", False)("node_1", "FullyConnected")
+    x = np.ones((1, 512), np.float32)
+
+    def records(**params):
+        doc = http.post("/v2/models/mlp/inspect", json=infer_json("mlp", x, parameters=params))
+        assert doc.status_code == 200, doc.text
+        return [(rec["name"], rec["op"]) for rec in doc.json()["records"]]
+
+    exact = records(filter="Activation")
+    assert [op for _, op in exact] == ["Activation", "Activation"]
+    assert records(filter="activation") == records(filter="ACTIVATION") == exact
+    assert records(filter="^ACTIV", regex=True) == exact
 
 
 def test_metrics(http):

@@ -8,6 +8,8 @@ import pytest
 import tritonclient.http as tc
 from tritonclient.utils import InferenceServerException
 
+from fixture_util import FIXTURES
+
 
 def test_health_and_metadata(triton):
     assert triton.is_server_live() and triton.is_server_ready()
@@ -101,7 +103,6 @@ def test_unload_and_load(triton, server, http):
 
 def test_load_with_files(triton, server):
     """`load_model(name, config=..., files=...)` creates a model from the request alone."""
-    from conftest import FIXTURES
     d = FIXTURES / "mxnet-2.0.0b1"
     files = {"file:1/mlp3-symbol.json": (d / "mlp3_sequential-symbol.json").read_bytes(),
              "file:1/mlp3-0000.params": (d / "mlp3_sequential-0000.params").read_bytes()}

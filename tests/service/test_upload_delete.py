@@ -6,7 +6,8 @@ import os
 
 import numpy as np
 
-from conftest import FIXTURES, infer_json
+from fixture_util import FIXTURES
+from serverproc import infer_json
 
 MX1 = FIXTURES / "mxnet-1.9.1"
 

@@ -15,8 +15,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from .uihelpers import (CHROMIUM_ARGS, FIXTURES, browser_skip_reason, chromium_path, make_store,
-                        new_page, start_server)
+from serverproc import copy_store, inproc_server
+
+from .uihelpers import CHROMIUM_ARGS, FIXTURES, browser_skip_reason, chromium_path, new_page
 
 
 def pytest_configure(config):
@@ -37,13 +38,12 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def ui_server(tmp_path_factory):
-    store = make_store(tmp_path_factory.mktemp("ui") / "store")
+    store = copy_store(tmp_path_factory.mktemp("ui") / "store")
     # a model that cannot load (its params are missing): the console must show why
     broken = store / "broken" / "1"
     broken.mkdir(parents=True)
     shutil.copy(FIXTURES / "mini_resnet_v1-symbol.json", broken / "broken-symbol.json")
-    st, info = start_server(store)
-    with st:
+    with inproc_server(store) as info:
         yield info
 
 

@@ -8,7 +8,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .uihelpers import FIXTURES, ROOT, make_store, start_server
+from serverproc import ROOT, copy_store, inproc_server
+
+from .uihelpers import FIXTURES
 
 STATIC = ROOT / "service" / "static"
 
@@ -141,9 +143,9 @@ def test_unknown_model_graph_is_404(http):
 
 
 def test_token_guards_the_api_but_not_the_page(tmp_path):
-    store = make_store(tmp_path / "store", models=("mlp",))
-    st, info = start_server(store, auth_token="s3cret", auth_inference=True)
-    with st, httpx.Client(base_url=info.url, timeout=30) as c:
+    store = copy_store(tmp_path / "store", ("mlp",))
+    with inproc_server(store, auth_token="s3cret", auth_inference=True) as info, \
+            httpx.Client(base_url=info.url, timeout=30) as c:
         assert c.get("/ui/").status_code == 200                      # the page itself is public
         assert c.get("/ui/static/js/api.js").status_code == 200
         assert c.get("/ui/api/overview").status_code == 401

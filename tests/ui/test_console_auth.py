@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from .uihelpers import FIXTURES, make_store, new_page, shot, start_server
+from serverproc import copy_store, inproc_server
+
+from .uihelpers import FIXTURES, new_page, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(90)]
 TOKEN = "console-s3cret"
@@ -12,9 +14,8 @@ TOKEN = "console-s3cret"
 
 @pytest.fixture(scope="module")
 def locked_server(tmp_path_factory):
-    store = make_store(tmp_path_factory.mktemp("uiauth") / "store", models=("mlp",))
-    st, info = start_server(store, auth_token=TOKEN, auth_inference=True)
-    with st:
+    store = copy_store(tmp_path_factory.mktemp("uiauth") / "store", ("mlp",))
+    with inproc_server(store, auth_token=TOKEN, auth_inference=True) as info:
         yield info
 
 

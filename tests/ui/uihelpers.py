@@ -1,16 +1,12 @@
-"""Helpers for the console's browser tests: Chromium discovery, a real server, pages."""
+"""Helpers for the console's browser tests: Chromium discovery and pages (the server comes from
+tests/serverproc.py)."""
 from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
-import time
 from pathlib import Path
-from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parents[2]
-STORE = ROOT / "model_store"
 FIXTURES = ROOT / "tests" / "fixtures" / "mxnet-1.9.1"
 SHOTS = ROOT / "artifacts" / "ui"
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser",
@@ -42,57 +38,6 @@ def browser_skip_reason() -> str | None:
         return ("no Chromium binary (/usr/bin/chromium); install Debian's chromium with "
                 "scripts/install_system_deps.sh")
     return None
-
-
-# -- the server ------------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class ServerThread:
-    """uvicorn.Server in a thread (no signal handlers off the main thread)."""
-
-    def __init__(self, app, port: int):
-        import uvicorn
-        cfg = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                             access_log=False, lifespan="on", log_config=None)
-        self.server = uvicorn.Server(cfg)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        end = time.time() + 60
-        while not self.server.started:
-            if not self.thread.is_alive() or time.time() > end:
-                raise RuntimeError("server did not start")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(15)
-
-
-def start_server(store: Path, **overrides):
-    from service.app import create_app
-    from service.settings import Settings
-    port = free_port()
-    settings = Settings(model_store=store, port=port, log_level="warning", log_json=True,
-                        inference_threads=2, **overrides)
-    app = create_app(settings)
-    return ServerThread(app, port), SimpleNamespace(url=f"http://127.0.0.1:{port}", store=store,
-                                                    app=app, core=app.state.core)
-
-
-def make_store(dst: Path, models: tuple[str, ...] | None = None) -> Path:
-    shutil.copytree(STORE, dst, ignore=shutil.ignore_patterns(".*"))
-    if models is not None:
-        for d in dst.iterdir():
-            if d.is_dir() and d.name not in models:
-                shutil.rmtree(d)
-    return dst
 
 
 class PageErrors(list):

@@ -61,8 +61,12 @@ def bn_scale_shift(bn: Node, gamma, beta, mean, var):
     return scale, shift
 
 
-def to_channels_last(sym: Symbol, params: dict[str, np.ndarray]):
+def to_channels_last(sym: Symbol, params: dict[str, np.ndarray],
+                     data_shapes: dict[str, tuple] | None = None):
     from ...ops.nhwc import choose_algo, prepare_weight
+    from ...symbol.infer import infer_shapes
+    shapes = infer_shapes(sym, {**{k: v.shape for k, v in params.items()}, **data_shapes},
+                          tolerant=True) if data_shapes else {}
     unary, binary = _op_sets()
     params = dict(params)
     used = _used_outputs(sym)
@@ -115,7 +119,8 @@ def to_channels_last(sym: Symbol, params: dict[str, np.ndarray]):
             return None                      # grouped convs of NCHW values stay as they are
         wname = f"{n.name}_hs_weight"
         algo = choose_algo(w.shape, a.kernel, a.stride or (1, 1), a.pad or (0, 0),
-                           a.dilate or (1, 1), a.num_group, layout)
+                           a.dilate or (1, 1), a.num_group, layout,
+                           shapes.get((id(n.inputs[0][0]), n.inputs[0][1])))
         params[wname] = prepare_weight(w, a.num_group, layout, algo)
         attrs = {"kernel": _fmt(a.kernel), "stride": _fmt(a.stride or (1, 1)),
                  "pad": _fmt(a.pad or (0, 0)), "dilate": _fmt(a.dilate or (1, 1)),
