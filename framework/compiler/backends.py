@@ -78,6 +78,8 @@ def channels_last_backend(sym: Symbol, args: dict | None = None, aux: dict | Non
     from .passes.fuse import fuse_epilogues
     from .passes.layout import to_channels_last
     out, params = to_channels_last(sym, {**(args or {}), **(aux or {})}, data_shapes)
-    out, params = fold_preact(fuse_epilogues(out), params)
+    known = {**{k: v.shape for k, v in params.items()}, **(data_shapes or {})} \
+        if data_shapes else None
+    out, params = fold_preact(fuse_epilogues(out, known), params)
     used = set(out.list_inputs())
     return (out, *_split(out, {k: v for k, v in params.items() if k in used}))

@@ -86,3 +86,44 @@ def test_dense_relu_becomes_hs_dense():
     data = {"data": rng.standard_normal((4, 5)).astype(np.float32)}
     for u, v in zip(run(sym, feed, data), run(fused, feed, data, static=True)):
         np.testing.assert_allclose(u, v, rtol=1e-6)
+
+
+def _numpy_style_net(broadcast_other: bool):
+    """conv → (+ residual of the same shape | + a broadcast (1, C, 1, 1) constant) → relu, as
+    NumPy-style Gluon code traces it (`_npi_add`)."""
+    import framework as mx
+    from framework import np as fnp, npx
+    from framework.gluon import HybridBlock, nn
+
+    class Block(HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2D(8, 3, padding=1, in_channels=8)
+            self.other = nn.Conv2D(8, 1, in_channels=8)
+
+        def forward(self, x):
+            y = self.conv(x)
+            r = fnp.ones((1, 8, 1, 1)) if broadcast_other else self.other(x)
+            return npx.relu(y + r)
+
+    net = Block()
+    net.initialize(mx.init.Xavier())
+    x = mx.np.array(np.random.default_rng(5).standard_normal((2, 8, 6, 6)).astype("f"))
+    ref = net(x).asnumpy()
+    net.optimize_for(x, backend="hybridserve", static_alloc=True, static_shape=True)
+    got = net(x).asnumpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
+    return [n for n in net._cached_graph[1].topo() if not n.is_var]
+
+
+def test_numpy_style_residual_add_fuses_when_shapes_agree():
+    nodes = _numpy_style_net(broadcast_other=False)
+    convs = [n for n in nodes if n.opname == "_hs_conv2d"]
+    assert sorted((c.parsed.with_sum, c.parsed.act_type) for c in convs) == [
+        (False, "none"), (True, "relu")]
+    assert not any(n.opname == "_npi_add" for n in nodes)
+
+
+def test_broadcasting_add_is_not_fused_as_residual():
+    nodes = _numpy_style_net(broadcast_other=True)
+    assert not any(n.opname == "_hs_conv2d" and n.parsed.with_sum for n in nodes)

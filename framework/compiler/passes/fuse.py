@@ -13,7 +13,8 @@ from ...symbol.graph import Node, Symbol
 from .rewrite import consumers, rebuild
 
 _FUSABLE = ("_hs_conv2d", "_hs_affine")
-_SUM_OPS = {"elemwise_add", "_npi_add"}      # canonical name of elemwise_add is _npi_add
+_SAME_SHAPE_ADDS = ("elemwise_add", "_plus", "_Plus", "_add")   # MXNet 1.x: shapes must agree
+_BROADCAST_ADDS = ("_npi_add", "broadcast_add", "broadcast_plus")  # fused when shapes agree
 
 
 def _act_of(n: Node):
@@ -43,11 +44,25 @@ def _clone(n: Node, ins, **attrs) -> Node:
     return c
 
 
-def fuse_sum(sym: Symbol) -> Symbol:
+def fuse_sum(sym: Symbol, known: dict[str, tuple] | None = None) -> Symbol:
+    """`known`: input/parameter shapes; with them, broadcasting adds whose operands have the
+    same shape (NumPy-style graphs: `x + residual` traces to `_npi_add`) fuse too."""
     uses = consumers(sym)
+    shapes = None
+    if known and any(n.opname in _BROADCAST_ADDS for n in sym.topo()):
+        from ...symbol.infer import infer_shapes
+        shapes = infer_shapes(sym, known, tolerant=True)
+
+    def same_shape(n: Node) -> bool:
+        if n.opname in _SAME_SHAPE_ADDS:
+            return True
+        if n.opname not in _BROADCAST_ADDS or shapes is None:
+            return False
+        a, b = (shapes.get((id(s), i)) for s, i in n.inputs)
+        return a is not None and a == b
 
     def visit(n: Node, ins, done):
-        if n.opname not in ("elemwise_add", "_plus", "_Plus", "_add") or len(n.inputs) != 2:
+        if len(n.inputs) != 2 or not same_shape(n):
             return None
         for k in (0, 1):
             src, _ = n.inputs[k]
@@ -85,5 +100,5 @@ def fuse_act(sym: Symbol) -> Symbol:
     return rebuild(sym, visit)
 
 
-def fuse_epilogues(sym: Symbol) -> Symbol:
-    return fuse_act(fuse_sum(sym))
+def fuse_epilogues(sym: Symbol, known: dict[str, tuple] | None = None) -> Symbol:
+    return fuse_act(fuse_sum(sym, known))
