@@ -61,8 +61,8 @@ def plan_memory(steps, n_inputs: int, out_slots: list[int], vals: list) -> Memor
     escaping = {root[s] for s in out_slots}
 
     plan = MemoryPlan()
-    free: dict[tuple, list[np.ndarray]] = {}
-    owner: dict[int, np.ndarray] = {}          # root slot → its planned buffer
+    free: dict[str, list[np.ndarray]] = {}     # dtype → flat free buffers (best fit by size)
+    owner: dict[int, tuple] = {}               # root slot → (flat buffer, its view for the value)
     releases: dict[int, list[int]] = {}        # step → roots whose storage frees after it
     for r, end in root_end.items():
         if r >= n_inputs and end >= 0:
@@ -76,24 +76,30 @@ def plan_memory(steps, n_inputs: int, out_slots: list[int], vals: list) -> Memor
             plan.naive_bytes += v.nbytes
             src = st.ins[0] if st.ins else None
             if (src is not None and _inplace_ok(st.node) and root_end.get(root[src], big) == k
-                    and root[src] in owner and owner[root[src]].shape == v.shape
-                    and owner[root[src]].dtype == v.dtype and root[src] not in escaping):
-                buf = owner.pop(root[src])        # hand the dying input's storage to the output
+                    and root[src] in owner and owner[root[src]][1].shape == v.shape
+                    and owner[root[src]][1].dtype == v.dtype and root[src] not in escaping):
+                flat, buf = owner.pop(root[src])  # hand the dying input's storage to the output
                 releases[k] = [r for r in releases.get(k, []) if r != root[src]]
                 plan.inplace_steps.append(k)
             else:
-                key = (v.shape, v.dtype.str)
-                pool = free.get(key)
-                if pool:
-                    buf = pool.pop()
-                else:
-                    buf = np.empty(v.shape, v.dtype)
+                flat = _best_fit(free.setdefault(v.dtype.str, []), v.size)
+                if flat is None:
+                    flat = np.empty(v.size, v.dtype)
                     plan.n_buffers += 1
                     plan.planned_bytes += v.nbytes
-            owner[s] = buf
+                buf = flat[:v.size].reshape(v.shape)
+            owner[s] = (flat, buf)
             plan.buffers[k] = buf
         for r in releases.get(k, []):
-            buf = owner.pop(r, None)
-            if buf is not None:
-                free.setdefault((buf.shape, buf.dtype.str), []).append(buf)
+            got = owner.pop(r, None)
+            if got is not None:
+                free.setdefault(got[0].dtype.str, []).append(got[0])
     return plan
+
+
+def _best_fit(pool: list[np.ndarray], size: int) -> np.ndarray | None:
+    """Take the smallest free buffer that holds `size` elements (any shape: values are views)."""
+    fits = [i for i, b in enumerate(pool) if b.size >= size]
+    if not fits:
+        return None
+    return pool.pop(min(fits, key=lambda i: pool[i].size))

@@ -3,6 +3,7 @@ geometry (valid output ranges, so that padding is never materialised where a tap
 padded copies, window views, row splits for the intra-op threads and the fused epilogue."""
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from functools import lru_cache
@@ -17,22 +18,31 @@ _tls = threading.local()
 
 def scratch(key: tuple, shape: tuple, dtype, zero: bool = False) -> np.ndarray:
     """A buffer private to this thread, reused across calls with the same key. With `zero`, it is
-    zero-filled once at creation and callers only ever write the same positions into it."""
+    zero-filled once at creation and callers only ever write the same positions into it, so it
+    is kept per shape; otherwise one flat buffer per key serves every shape (grown to the
+    largest), so that layers of different sizes share their working memory."""
     cache: OrderedDict | None = getattr(_tls, "bufs", None)
     if cache is None:
         cache = _tls.bufs = OrderedDict()
         _tls.nbytes = 0
-    k = (key, shape, dtype, zero)
+    dtype = np.dtype(dtype)
+    k = (key, shape, dtype, True) if zero else (key, dtype)
     buf = cache.get(k)
-    if buf is not None:
+    if zero and buf is not None:
         return buf
-    buf = np.zeros(shape, dtype) if zero else np.empty(shape, dtype)
+    size = math.prod(shape)
+    if buf is not None and buf.size >= size:
+        return buf[:size].reshape(shape)
+    if buf is not None:
+        del cache[k]
+        _tls.nbytes -= buf.nbytes
+    buf = np.zeros(shape, dtype) if zero else np.empty(size, dtype)
     cache[k] = buf
     _tls.nbytes += buf.nbytes
     while _tls.nbytes > _SCRATCH_BYTES and len(cache) > 1:
         _, old = cache.popitem(last=False)
         _tls.nbytes -= old.nbytes
-    return buf
+    return buf if zero else buf.reshape(shape)
 
 
 def clear_scratch() -> None:
