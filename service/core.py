@@ -22,6 +22,8 @@ from .runner import Runner
 from .settings import Settings
 from .store import ModelStore
 from .sync import StoreSync
+from .threads import AppliedPolicy
+from .threads import apply as apply_thread_policy
 
 log = logging.getLogger("hybridserve.core")
 _timeout = getattr(asyncio, "timeout", None)
@@ -45,7 +47,7 @@ class Core:
         self.registry = Registry(self.store, settings, self.metrics, self.infer_pool)
         self.sync = StoreSync(self)
         self._mgmt_locks: dict[str, asyncio.Lock] = {}
-        self._blas_limit = None
+        self._threads: AppliedPolicy | None = None
         self._poller: asyncio.Task | None = None
         self._old_switch: float | None = None
 
@@ -56,9 +58,7 @@ class Core:
         if self.settings.gil_switch_interval_s > 0:
             self._old_switch = sys.getswitchinterval()
             sys.setswitchinterval(self.settings.gil_switch_interval_s)
-        if self.settings.blas_threads:
-            from threadpoolctl import threadpool_limits
-            self._blas_limit = threadpool_limits(self.settings.blas_threads)
+        self._threads = apply_thread_policy(self.settings)
         loop = asyncio.get_running_loop()
         if self.store.read_only:
             log.warning("model store %s is read-only: serving it; uploads, deletes and config "
@@ -90,6 +90,8 @@ class Core:
             self._poller.cancel()
         await self.registry.close()
         self.infer_pool.shutdown(wait=True)
+        if self._threads is not None:
+            self._threads.restore()
         if self._old_switch is not None:
             sys.setswitchinterval(self._old_switch)
 

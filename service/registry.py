@@ -53,7 +53,8 @@ def load_limits(s: Settings) -> dict:
                 max_symbol_bytes=s.max_symbol_bytes, max_json_depth=s.max_json_depth,
                 max_tensor_elements=s.max_tensor_elements,
                 max_activation_bytes=s.max_activation_bytes,
-                default_max_batch_size=s.default_max_batch_size)
+                default_max_batch_size=s.default_max_batch_size, optimize=s.optimize_graphs,
+                buffer_sets=max(1, s.inference_threads))
 
 
 class Registry:

@@ -1,8 +1,10 @@
 """One loaded model version: a hybridized SymbolBlock whose cached op stays warm.
 
-Loading does everything that depends only on the model (parse, params, compile, warm at the
-declared shapes), so a request only validates its arrays and calls the cached op with NumPy
-arrays directly (no ndarray wrapping, no block dispatch).
+Loading does everything that depends only on the model (parse, params, compile, optimise, warm at
+the declared shapes), so a request only validates its arrays and calls the cached op with NumPy
+arrays directly (no ndarray wrapping, no block dispatch). Requests run the `optimize_for` twin of
+the graph when it reproduces the traced graph (compiled.py); op-hook inspection always runs the
+traced graph, so it reports the model's own nodes.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Callable
 
 import numpy as np
 
+from .compiled import BoundOp, optimised_twin, verification_inputs
 from .config import ModelConfig
 from .errors import BadRequest, Unavailable
 from .limits import check_activations, check_json_depth
@@ -89,10 +92,10 @@ class Runner:
         self.flops_per_item: int | None = None
         self.warm = False
         self.load_seconds = 0.0
-        self._op = None                     # the cached op, once built
+        self.optimised = False              # requests run the optimize_for twin
+        self._served: BoundOp | None = None  # what requests run, once built
+        self._plain: BoundOp | None = None   # the traced graph (inspection, reference)
         self._built = False
-        self._args: list = []
-        self._slots: list[tuple[int, int]] = []
         self._lock = threading.Lock()
         self._summaries: dict[int, dict] = {}
 
@@ -102,10 +105,12 @@ class Runner:
              max_nodes: int = 100_000, max_params_bytes: int | None = None,
              default_max_batch_size: int = 0, max_symbol_bytes: int = 64 << 20,
              max_json_depth: int = 64, max_tensor_elements: int = 64 << 20,
-             max_activation_bytes: int = 4 << 30,
+             max_activation_bytes: int = 4 << 30, optimize: bool = True, buffer_sets: int = 1,
              progress: Callable[[str], None] | None = None) -> "Runner":
-        """Parse, check, compile and warm one model version (BadRequest if it is unfit).
-        `progress` (optional) is told each stage, for long loads."""
+        """Parse, check, compile, optimise and warm one model version (BadRequest if it is
+        unfit). `optimize`: serve the optimize_for twin when it matches the traced graph;
+        `buffer_sets`: static buffer sets warmed per shape (= forwards that may run at once, so
+        no request thread compiles); `progress` (optional) is told each stage, for long loads."""
         from framework.base import MXNetError
         from framework.gluon import SymbolBlock
         say = progress or (lambda _msg: None)
@@ -134,7 +139,8 @@ class Runner:
                                 if s.shape is not None}, max_tensor_elements, max_activation_bytes,
                           params={k: tuple(v.shape) for k, v in params.items()})
         r = cls(name, version, block, sym, inputs, outputs, effective)
-        r._warm_up(explicit=bool(cfg.inputs), progress=say)
+        r._warm_up(explicit=bool(cfg.inputs), optimize=optimize, buffer_sets=buffer_sets,
+                   progress=say)
         r.flops_per_item = r._estimate_flops()
         r.load_seconds = time.perf_counter() - t0
         return r
@@ -201,16 +207,24 @@ class Runner:
             sizes += cfg.dynamic_batching.preferred_batch_size[:MAX_WARM_SIZES]
         return list(dict.fromkeys(sizes))
 
-    def _warm_up(self, explicit: bool, progress: Callable[[str], None] = lambda _m: None) -> None:
+    def _warm_up(self, explicit: bool, optimize: bool = True, buffer_sets: int = 1,
+                 progress: Callable[[str], None] = lambda _m: None) -> None:
         if any(s.shape is None for s in self.inputs):
             progress("compiling (input shapes unknown: no warm-up)")
             self._build_blind()
             return
         sizes = self._warm_sizes(self.config)
         try:
+            self.run(self._zeros(sizes[0]))         # builds the traced graph's cached op
+            if optimize and self._plain is not None:
+                progress("optimising the graph")
+                self._optimise(sizes)
             for k, b in enumerate(sizes):
                 progress(f"warming shape {k + 1}/{len(sizes)} (batch {b})")
-                self.run([np.zeros(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
+                arrays = self._zeros(b)
+                self.run(arrays)
+                if self._served is not None:
+                    self._served.reserve(arrays, buffer_sets)
             self.warm = True
         except Exception as e:  # noqa: BLE001
             if explicit:
@@ -218,6 +232,29 @@ class Runner:
             log.info("warm-up of %s/%s at inferred shapes skipped (first request compiles): %s",
                      self.name, self.version, e)
             self._build_blind()
+
+    def _zeros(self, batch: int) -> list[np.ndarray]:
+        return [np.zeros(concrete(s.shape, batch, 1), s.dtype) for s in self.inputs]
+
+    def _optimise(self, sizes: list[int]) -> None:
+        """Serve the optimize_for twin if it reproduces the traced graph on non-trivial inputs
+        at every warm-up batch size."""
+        checks = [verification_inputs([(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
+                  for b in sizes]
+        try:
+            expected = [self._plain(arrays) for arrays in checks]
+        except Exception as e:  # noqa: BLE001 - no reference on this input: keep the traced graph
+            log.info("%s/%s: no optimisation (the traced graph fails on the check input: %r)",
+                     self.name, self.version, e)
+            return
+        twin = optimised_twin(self.block, [s.name for s in self.inputs], checks, expected,
+                              f"{self.name}/{self.version}")
+        if twin is not None:
+            self._served, self.optimised = twin, True
+            # the traced op now only runs hooked (inspection), which plans no buffers
+            clear = getattr(self._plain.op, "clear_buffers", None)
+            if clear is not None:
+                clear()
 
     def _build_blind(self) -> None:
         """No shapes to warm with: still compile the plan so broken graphs fail at load."""
@@ -280,23 +317,20 @@ class Runner:
         return all(w == -1 or w == d for w, d in zip(want, shape))
 
     def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
-        op = self._op
+        op = self._served
         if op is None:
             return self._run_block(arrays)
-        args = self._args.copy()
-        for slot, i in self._slots:
-            args[slot] = arrays[i]
-        return op(args)
+        return op(arrays)
 
     def _run_block(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         """First call goes through the block (it builds the cached op), then the fast path."""
         if self._built:               # no fast path: the built block is safe to share
             return self._call_block(arrays)
         with self._lock:
-            if self._op is not None:
+            if self._served is not None:
                 return self.run(arrays)
             outs = self._call_block(arrays)
-            self._bind_fast_path(arrays, outs)
+            self._plain = self._served = self._bind_fast_path(arrays, outs)
             self._built = True
         return outs
 
@@ -305,46 +339,33 @@ class Runner:
         out = self.block(*[ndarray(a) for a in arrays])
         return [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]
 
-    def _bind_fast_path(self, arrays: list[np.ndarray], expected: list[np.ndarray]) -> None:
-        """Call the block's cached op directly from now on, if it reproduces the block's output.
-
-        `_cached_op_args` entries are `(is_data, [name,] data_index | Parameter)`; anything
-        else, or a mismatch, keeps the (slower) block path.
-        """
-        op = getattr(self.block, "_cached_op", None)
-        spec = getattr(self.block, "_cached_op_args", None)
-        if op is None or not spec:
-            return
+    def _bind_fast_path(self, arrays: list[np.ndarray], expected: list[np.ndarray]
+                        ) -> BoundOp | None:
+        """The block's cached op, called directly from now on, if it reproduces the block's
+        output; otherwise (or if an internal API changed) None keeps the (slower) block path."""
         try:
-            args = [None if t[0] else np.asarray(t[-1].data()) for t in spec]
-            slots = [(slot, int(t[-1])) for slot, t in enumerate(spec) if t[0]]
-            trial = list(args)
-            for slot, i in slots:
-                trial[slot] = arrays[i]
-            got = op(trial)
+            bound = BoundOp.of(self.block)
+            got = bound(arrays)
             ok = len(got) == len(expected) and all(
                 np.array_equal(np.asarray(g), e, equal_nan=e.dtype.kind == "f")
                 for g, e in zip(got, expected))
-        except Exception as e:  # noqa: BLE001 - an internal API changed: stay on the block path
+        except Exception as e:  # noqa: BLE001
             log.warning("cached-op fast path unavailable for %s: %r", self.name, e)
-            return
-        if ok:
-            self._args, self._slots, self._op = args, slots, op
-        else:
+            return None
+        if not ok:
             log.warning("cached-op fast path disagrees with the block for %s; not used", self.name)
+        return bound if ok else None
 
     def run_hooked(self, arrays: list[np.ndarray], callback: Callable[[str, str, np.ndarray], None],
                    monitor_all: bool = False) -> list[np.ndarray]:
-        """Same plan, separate loop with op hooks: the warm fast path is untouched."""
-        if self._op is None:
+        """The traced graph (every node of the model, by its own name) in a separate loop with
+        op hooks: the warm fast path is untouched."""
+        if self._plain is None:
             self.run(arrays)
-        if self._op is None or not hasattr(self._op, "run_hooked"):
+        if self._plain is None or not hasattr(self._plain.op, "run_hooked"):
             raise Unavailable("inspection needs the cached op's hooked loop, which this "
                               "framework build does not provide")
-        args = self._args.copy()
-        for slot, i in self._slots:
-            args[slot] = arrays[i]
-        return self._op.run_hooked(args, callback, monitor_all)
+        return self._plain.run_hooked(arrays, callback, monitor_all)
 
     # -- descriptions --------------------------------------------------------------------------
     def metadata(self, versions: list[str]) -> dict:

@@ -43,7 +43,17 @@ class Settings(BaseSettings):
     # requests whose estimated compute is below this run on the event loop: a thread hop
     # costs more than a tiny MLP (0 disables)
     inline_max_flops: int = 2_000_000
-    blas_threads: Optional[int] = None  # threadpoolctl limit for BLAS inside the server
+    # BLAS threads per call (threadpoolctl, each worker). None: cores // (workers ×
+    # inference_threads × intra_op_threads), at least 1, so concurrent GEMMs never
+    # oversubscribe the cores (service/threads.py); 0: the BLAS library's own default
+    blas_threads: Optional[int] = None
+    # threads one forward's heavy ops are split over when they are idle (framework intra-op
+    # parallelism; an op whose helpers are busy runs unsplit). 1: off — under concurrent
+    # requests the helpers cost more than they save
+    intra_op_threads: int = 1
+    # serve each model's `optimize_for(backend="hybridserve")` graph (BatchNorm folding,
+    # channels-last, fused epilogues) when it matches the traced graph at load
+    optimize_graphs: bool = True
     # CPython's GIL hand-over interval (default 5 ms): an inference thread that re-takes the
     # GIL after each NumPy kernel would otherwise wait behind the busy event loop every time
     gil_switch_interval_s: float = 0.0002

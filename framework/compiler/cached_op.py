@@ -2,9 +2,13 @@
 
 It owns two plans of one graph: `plan`, exactly as traced (op hooks and inspection see every
 node), and `fast`, the simplified graph the normal calls run. A new input signature (data shapes
-and dtypes) is validated once (dtype consistency). With `static_alloc` each signature also gets a
-specialised run function whose intermediate buffers are planned once; specialisations live per
-thread, so concurrent callers never share a buffer and the cached op is thread-safe.
+and dtypes) is validated once (dtype consistency). With `static_alloc` each signature also gets
+specialised run functions whose intermediate buffers are planned once. They are kept in a pool per
+signature: a call takes an idle one (or compiles a new one) and puts it back afterwards, so
+concurrent callers never share a buffer (the cached op is thread-safe), there are only as many
+buffer sets as calls that ever ran at once, and a set built by one thread (e.g. a warm-up) serves
+any other thread. Outputs never live in planned buffers (memory_plan.py), so handing a set to the
+next caller cannot overwrite a result the previous caller still holds.
 """
 from __future__ import annotations
 
@@ -17,7 +21,8 @@ import numpy as np
 from ..symbol.graph import Symbol
 from .plan import Plan
 
-MAX_SIGNATURES = 32   # per thread; the least recently used specialisation is dropped
+MAX_SIGNATURES = 32   # beyond it the oldest signature's buffer sets are dropped
+MAX_IDLE_SETS = 64    # per signature: a burst beyond it compiles sets that are not kept
 
 
 class CachedOp:
@@ -35,7 +40,9 @@ class CachedOp:
         # only data inputs vary between calls; parameters keep their shapes and dtypes
         idx = self.flags.get("data_indices")
         self._data_idx = list(idx) if idx is not None else list(range(len(self.input_names)))
-        self._local = threading.local()
+        # signature → idle specialisations; list.pop/append are atomic, so calls take no lock
+        self._pools: OrderedDict[tuple, list[Callable]] = OrderedDict()
+        self._pools_lock = threading.Lock()
         self._checked: set[tuple] = set()
 
     def _signature(self, inputs: list[np.ndarray]) -> tuple:
@@ -51,15 +58,24 @@ class CachedOp:
         if len(self._checked) < 4 * MAX_SIGNATURES:
             self._checked.add(sig)
 
-    def _specialise(self, sig: tuple, inputs: list[np.ndarray]) -> Callable:
-        try:
-            cache = self._local.fns
-        except AttributeError:
-            cache = self._local.fns = OrderedDict()
-        fn = cache[sig] = self.fast.specialize(inputs)
-        if len(cache) > MAX_SIGNATURES:
-            cache.popitem(last=False)
-        return fn
+    def _idle(self, sig: tuple) -> Callable | None:
+        idle = self._pools.get(sig)
+        if idle:
+            try:
+                return idle.pop()
+            except IndexError:          # another thread took the last one meanwhile
+                pass
+        return None
+
+    def _give(self, sig: tuple, fn: Callable) -> None:
+        idle = self._pools.get(sig)
+        if idle is None:
+            with self._pools_lock:
+                idle = self._pools.setdefault(sig, [])
+                while len(self._pools) > MAX_SIGNATURES:
+                    self._pools.popitem(last=False)
+        if len(idle) < MAX_IDLE_SETS:
+            idle.append(fn)
 
     def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         sig = self._signature(inputs)
@@ -67,20 +83,43 @@ class CachedOp:
             self._validate(sig, inputs)
         if not self.static_alloc:
             return self.fast.run(inputs)
-        try:
-            fn = self._local.fns.get(sig)
-        except AttributeError:
-            fn = None
-        if fn is None:
-            fn = self._specialise(sig, inputs)
+        fn = self._idle(sig)
+        if fn is None:                     # new shapes, or every set is busy: plan one more
+            fn, outs = self.fast.specialize_run(inputs)
+            self._give(sig, fn)
+            return outs
         try:
             return fn(*inputs)
         except Exception:
             return self.fast.run(inputs)   # re-raises with the failing node named
+        finally:
+            self._give(sig, fn)
+
+    def reserve(self, inputs: list[np.ndarray], n: int) -> None:
+        """Have at least `n` idle buffer sets for the signature of `inputs`, so the first `n`
+        concurrent calls with that signature (from any threads) do not compile."""
+        if not self.static_alloc:
+            return
+        sig = self._signature(inputs)
+        if sig not in self._checked:
+            self._validate(sig, inputs)
+        taken = [self._idle(sig) or self.fast.specialize(inputs) for _ in range(max(0, n))]
+        for fn in taken:
+            self._give(sig, fn)
 
     def run_hooked(self, inputs: list[np.ndarray], callback, monitor_all: bool = False):
         return self.plan.run_hooked(inputs, callback, monitor_all)
 
     @property
     def signatures(self) -> list[tuple]:
-        return list(getattr(self._local, "fns", None) or self._checked)
+        return list(self._pools or self._checked)
+
+    def clear_buffers(self) -> None:
+        """Drop the idle buffer sets (e.g. of an op now kept only for hooked runs, which
+        allocate as they go); later calls plan new ones as needed."""
+        with self._pools_lock:
+            self._pools.clear()
+
+    def idle_sets(self) -> dict[tuple, int]:
+        """Signature → buffer sets ready for the next calls (diagnostics and tests)."""
+        return {sig: len(fns) for sig, fns in list(self._pools.items())}

@@ -101,13 +101,18 @@ class Plan:
 
     def specialize(self, inputs: list[np.ndarray]) -> Callable:
         """static_alloc: a run function with output buffers planned for these input shapes."""
+        return self.specialize_run(inputs)[0]
+
+    def specialize_run(self, inputs: list[np.ndarray]) -> tuple[Callable, list[np.ndarray]]:
+        """`specialize`, plus the outputs of the trial run it plans from (they are the graph's
+        outputs for `inputs`: a first call at new shapes need not run the graph twice)."""
         from .memory_plan import plan_memory
         vals: list = list(inputs) + [None] * (self.n_slots - self.n_inputs)
         kernels = self._resolved_steps(inputs)
         for k, st in enumerate(self.steps):
             self._store(vals, st, kernels.get(k, st.fn)(*[vals[i] for i in st.ins]))
         self.memory = plan_memory(self.steps, self.n_inputs, self.out_slots, vals)
-        return self._generate(self.memory.buffers, kernels)
+        return self._generate(self.memory.buffers, kernels), [vals[s] for s in self.out_slots]
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
+from ._nhwc_util import apply_act
 from ._nnutil import check_param_shapes
 from ._nnutil import CF
 from .attrs import Bool, Int, Str
@@ -66,6 +67,5 @@ _DENSE_ACTS = ("none", "relu", "clip", "sigmoid", "tanh")
           inputs=_fc_inputs, infer_shape=_fc_shape, strict=True, out=True, flops=_fc_flops)
 def hs_dense(a, x, w, b=None, out=None):
     """FullyConnected with its activation fused in place (compiled graphs: passes/fuse.py)."""
-    from .nhwc import apply_act
     y = fully_connected.kernel(a, x, w, b, out=out)
     return apply_act(y, a.act_type, a.a_min, a.a_max) if a.act_type != "none" else y

@@ -47,7 +47,9 @@ def ui_server(tmp_path_factory):
         yield info
 
 
-@pytest.fixture(scope="session")
+# package scope: the sync API keeps an event loop running in the main thread while it is
+# open, so later suites' asyncio.run() (tests/reliability) would fail if it outlived tests/ui
+@pytest.fixture(scope="package")
 def playwright_instance():
     reason = browser_skip_reason()
     if reason:
@@ -57,7 +59,7 @@ def playwright_instance():
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(playwright_instance):
     # launch() gives every run a fresh, empty profile (--user-data-dir in a new temp folder)
     b = playwright_instance.chromium.launch(executable_path=chromium_path(), headless=True,
