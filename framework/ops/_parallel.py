@@ -78,6 +78,35 @@ def intra_op_threads() -> int:
     return _nthreads
 
 
+_blas_ctl = None
+
+
+def blas_threads() -> int:
+    """Threads NumPy's BLAS uses right now (1 if unknown): a direct call into the library, cheap
+    enough per op, so kernels can choose algorithms by how a GEMM will be parallelised."""
+    global _blas_ctl
+    if _blas_ctl is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+            ctls = ThreadpoolController().select(user_api="blas").lib_controllers
+            ctls = sorted(ctls, key=lambda c: "numpy" not in str(getattr(c, "filepath", "")))
+            _blas_ctl = ctls[0] if ctls else False
+        except Exception:  # noqa: BLE001 - threadpoolctl missing: treat BLAS as serial
+            _blas_ctl = False
+    if not _blas_ctl:
+        return 1
+    try:
+        return max(1, int(_blas_ctl.get_num_threads() or 1))
+    except Exception:  # noqa: BLE001
+        return 1
+
+
+def gemm_parallel() -> bool:
+    """True when one GEMM call runs on several BLAS threads and the kernels' own intra-op
+    threads are off: then whatever is not a GEMM runs on one core."""
+    return _nthreads <= 1 and blas_threads() > 1
+
+
 def parts(total: int, min_per_part: int = 1) -> int:
     """How many parts to split `total` units of work into."""
     if _nthreads <= 1 or total < 2 * min_per_part:

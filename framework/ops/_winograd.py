@@ -35,16 +35,21 @@ def ok(k, stride, pad, dilate, groups) -> bool:
             and tuple(dilate) == (1, 1) and groups == 1)
 
 
-def choose_tile(N: int, H: int, W: int, C: int, F: int) -> int:
+def choose_tile(N: int, H: int, W: int, C: int, F: int, gemm_parallel: bool = False) -> int:
     """0 (use im2col + GEMM), 2 or 4: the tile that pays for this layer (measured on ResNet
     shapes, bench/RESULTS.md). The transforms are whole-array passes, so they pay only with wide
     channels; the batched GEMM of the tiles needs enough tiles to run near BLAS speed; F(4, 3)'s
-    transformed weight is 4x the 3x3 weight, so it is kept to narrower layers."""
+    transformed weight is 4x the 3x3 weight, so it is kept to narrower layers. When BLAS threads
+    parallelise the GEMMs but nothing else (`gemm_parallel`), im2col's one big GEMM scales and
+    the transforms do not: only F(2, 3) on the widest mid-size layers still wins."""
     if C < 64 or F < 64:
         return 0
+    tiles2 = N * -(-H // 2) * -(-W // 2)
+    if gemm_parallel:
+        return 2 if C >= 256 and F >= 256 and H >= 14 and W >= 14 and tiles2 >= 40 else 0
     if N * -(-H // 4) * -(-W // 4) >= 40 and C <= 128 and F <= 128:
         return 4
-    if N * -(-H // 2) * -(-W // 2) >= 40:
+    if tiles2 >= 40:
         return 2
     return 0
 
