@@ -1,5 +1,4 @@
 """The compiled cached op: plans, static allocation by liveness, threads, hooks, unknown dims."""
-import threading
 
 import numpy as np
 import pytest
@@ -7,6 +6,7 @@ import pytest
 from fixture_util import VERSIONS, fixture_names, load_fixture
 from framework.base import ShapeError
 from framework.compiler import CachedOp, Plan
+from concurrency import run_in_threads
 
 ALL = [(v, n) for v in VERSIONS for n in fixture_names(v)]
 
@@ -63,23 +63,13 @@ def test_concurrent_calls_from_many_threads_agree():
         inputs.append(a)
     serial = [Plan(sym, names).run(a)[0] for a in inputs]
     results = [None] * 8
-    errors = []
 
     def work(k):
-        try:
-            for _ in range(5):
-                r = op(inputs[k])[0].copy()
-                assert results[k] is None or np.array_equal(results[k], r)
-                results[k] = r
-        except Exception as e:  # noqa: BLE001
-            errors.append(e)
-
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+        for _ in range(5):
+            r = op(inputs[k])[0].copy()
+            assert results[k] is None or np.array_equal(results[k], r)
+            results[k] = r
+    assert not run_in_threads(work, 8, start_together=False)
     for r, s in zip(results, serial):
         np.testing.assert_array_equal(r, s)
 

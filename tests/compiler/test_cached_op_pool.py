@@ -7,6 +7,7 @@ import numpy as np
 
 from fixture_util import load_fixture
 from framework.compiler import CachedOp, Plan
+from concurrency import run_in_threads
 
 
 def _op(name="mini_resnet_v1"):
@@ -49,21 +50,11 @@ def test_reserve_prebuilds_sets_for_concurrent_callers(monkeypatch):
     op.reserve(args, 3)
     assert list(op.idle_sets().values()) == [3]
     _no_more_planning(monkeypatch, op)
-    barrier = threading.Barrier(3)
-    results, errors = [None] * 3, []
+    results = [None] * 3
 
     def call(k):
-        try:
-            barrier.wait()
-            results[k] = op(args)[0].copy()
-        except Exception as e:  # noqa: BLE001
-            errors.append(e)
-    threads = [threading.Thread(target=call, args=(k,)) for k in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+        results[k] = op(args)[0].copy()
+    assert not run_in_threads(call, 3)
     for r in results:
         np.testing.assert_array_equal(r, want[0])
     assert list(op.idle_sets().values()) == [3]     # every set came back

@@ -1,6 +1,5 @@
 """HybridBlock: hybridized == imperative for every layer, capture/cache semantics, formats,
 op hooks, concurrency, errors (GLUON_SEMANTICS §4)."""
-import threading
 import warnings
 
 import numpy as onp
@@ -10,6 +9,7 @@ import framework as mx
 from framework import np, npx
 from framework.base import DeferredInitializationError, MXNetError
 from framework.gluon import HybridBlock, Parameter, nn
+from concurrency import run_in_threads
 
 _DEACT = "Currently the model has been hybridized. Automatically deactivate the hybridization"
 
@@ -287,24 +287,13 @@ def test_thread_safety_of_hybridized_block():
     fresh = _seq(nn.Dense(3, activation="relu"), nn.Dense(2))
     fresh.initialize()
     fresh.hybridize()
-    results, errors = [None] * 8, []
-    barrier = threading.Barrier(8)
+    results = [None] * 8
 
     def work(i):
-        try:
-            barrier.wait()
-            for _ in range(20):
-                results[i] = net(xs[i]).asnumpy()
-            fresh(_rand(4, 5))                  # concurrent first calls: capture happens once
-        except Exception as e:  # noqa: BLE001
-            errors.append(e)
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+        for _ in range(20):
+            results[i] = net(xs[i]).asnumpy()
+        fresh(_rand(4, 5))                      # concurrent first calls: capture happens once
+    assert not run_in_threads(work, 8)
     for got, want in zip(results, serial):
         onp.testing.assert_array_equal(got, want)
     assert fresh[0].weight.shape == (3, 5)
