@@ -167,7 +167,8 @@ def conv3x3(x: np.ndarray, u: np.ndarray, m: int, b, out: np.ndarray) -> np.ndar
     th, tw = -(-H // m), -(-W // m)
     # zero-bordered padded input, columns stored phase-major: padded column m·j + ph at [ph, j],
     # so that the column transform reads runs of whole tile rows (see _chunk)
-    xp = scratch(("wino_x", m), (N, m * th + 2, m, tw + 1, C), x.dtype, zero=True)
+    # keyed by (H, W) too: sizes that share a tile grid must not share a stale border
+    xp = scratch(("wino_x", m, H, W), (N, m * th + 2, m, tw + 1, C), x.dtype, zero=True)
     for ph in range(m):
         j0 = 1 if ph == 0 else 0                    # padded column 0 is the left border
         src = x[:, :, m * j0 + ph - 1::m]

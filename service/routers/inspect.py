@@ -11,8 +11,9 @@ router = APIRouter(tags=["inspection"], dependencies=[Depends(require_admin)])
 
 _BODY_DOC = {"requestBody": {"required": True, "content": {"application/json": {
     "schema": inline_schema(InferenceRequest)}}},
-    "description": "An infer-style body; `parameters` may hold filter (substring of node name "
-                   "or op), regex (bool: filter is a regex), monitor_all (bool: op inputs too), "
+    "description": "An infer-style body; `parameters` may hold filter (case-insensitive "
+                   "substring of node name or op), regex (bool: filter is a regex), monitor_all "
+                   "(bool: op inputs too), "
                    "include_values (bool), max_values (int cap per tensor)."}
 
 

@@ -108,3 +108,17 @@ def test_transformed_weight_cache_follows_the_weight():
     del wg
     gc.collect()
     assert key not in _winograd._FROM_GEMM                          # dropped with the weight
+
+
+@pytest.mark.parametrize("m", [2, 4])
+def test_sizes_sharing_a_tile_grid_do_not_share_borders(m):
+    """H = 8 and H = 7 have the same tiles; after the larger image, the smaller one's bottom/right
+    padding must still be zero (per-thread buffers are reused between calls)."""
+    w = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    u = _winograd.transform_weight(w, m)
+    for H, W in [(8, 8), (7, 7), (8, 7), (7, 8)]:
+        x = RNG.standard_normal((1, H, W, 3)).astype(np.float32) + 5
+        out = np.empty((1, H, W, 4), np.float32)
+        _winograd.conv3x3(x, u, m, None, out)
+        ref = _direct(x, w, None)
+        np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())

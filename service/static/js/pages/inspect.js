@@ -53,7 +53,7 @@ export async function render(main, ctx) {
   }
   if (!ctx.isCurrent()) return;
   const builder = inputBuilder(meta.inputs, { idPrefix: "insp", nanOption: true });
-  const filterIn = h("input#insp-filter", { type: "text", placeholder: "substring of node name or op", autocomplete: "off" });
+  const filterIn = h("input#insp-filter", { type: "text", placeholder: "node name or op (substring, any case)", autocomplete: "off" });
   const regexBox = h("input#insp-regex", { type: "checkbox" });
   const allBox = h("input#insp-all", { type: "checkbox" });
   const valuesBox = h("input#insp-values", { type: "checkbox", checked: true });
