@@ -9,6 +9,10 @@ concurrent callers never share a buffer (the cached op is thread-safe), there ar
 buffer sets as calls that ever ran at once, and a set built by one thread (e.g. a warm-up) serves
 any other thread. Outputs never live in planned buffers (memory_plan.py), so handing a set to the
 next caller cannot overwrite a result the previous caller still holds.
+
+With the kernels' intra-op threads on, a batch is split over the threads for the whole forward
+(one hand-over per call rather than per op, which the GIL and thread wake-ups make costly), once
+the first call of that signature has shown the samples to be independent.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..ops import _parallel
 from ..symbol.graph import Symbol
 from .plan import Plan
 
@@ -44,6 +49,7 @@ class CachedOp:
         self._pools: OrderedDict[tuple, list[Callable]] = OrderedDict()
         self._pools_lock = threading.Lock()
         self._checked: set[tuple] = set()
+        self._split_ok: dict[tuple, bool] = {}   # signature → samples proved independent
 
     def _signature(self, inputs: list[np.ndarray]) -> tuple:
         di = self._data_idx
@@ -83,6 +89,13 @@ class CachedOp:
             self._validate(sig, inputs)
         if not self.static_alloc:
             return self.fast.run(inputs)
+        if _parallel._nthreads > 1 and self._split_ok.get(sig, True):
+            batch = self._batch_of(inputs)
+            if batch >= 2:
+                return self._batch_split(sig, inputs, batch)
+        return self._run_static(sig, inputs)
+
+    def _run_static(self, sig: tuple, inputs: list[np.ndarray]) -> list[np.ndarray]:
         fn = self._idle(sig)
         if fn is None:                     # new shapes, or every set is busy: plan one more
             fn, outs = self.fast.specialize_run(inputs)
@@ -94,6 +107,46 @@ class CachedOp:
             return self.fast.run(inputs)   # re-raises with the failing node named
         finally:
             self._give(sig, fn)
+
+    # -- batches over the intra-op threads ------------------------------------------------------
+    # One hand-over per forward instead of one per op: each helper thread runs the whole plan on
+    # its share of the samples (its ops then run serially). Only for graphs whose samples are
+    # independent, which the first call of each signature checks by running both ways.
+    def _batch_of(self, inputs: list[np.ndarray]) -> int:
+        sizes = {inputs[i].shape[0] if inputs[i].ndim else -1 for i in self._data_idx}
+        return sizes.pop() if len(sizes) == 1 else 0
+
+    def _split_run(self, inputs: list[np.ndarray], batch: int) -> list[np.ndarray]:
+        parts = _parallel.split(batch, min(batch, _parallel._nthreads))
+        data = set(self._data_idx)
+        feeds = [[x[a:b] if i in data else x for i, x in enumerate(inputs)] for a, b in parts]
+        sigs = [self._signature(f) for f in feeds]
+        for sig, f in zip(sigs, feeds):
+            if sig not in self._checked:
+                self._validate(sig, f)
+        outs: list = [None] * len(parts)
+
+        def run(k: int) -> None:
+            outs[k] = self._run_static(sigs[k], feeds[k])
+        _parallel.run(run, len(parts))
+        return [np.concatenate([o[j] for o in outs]) for j in range(len(outs[0]))]
+
+    def _batch_split(self, sig: tuple, inputs: list[np.ndarray], batch: int) -> list[np.ndarray]:
+        if sig in self._split_ok:
+            return self._split_run(inputs, batch)
+        whole = self._run_static(sig, inputs)
+        try:
+            split = self._split_run(inputs, batch)
+            ok = len(split) == len(whole) and all(
+                s.shape == w.shape and s.dtype == w.dtype
+                and (w.dtype.kind not in "fc" and np.array_equal(s, w)
+                     or w.dtype.kind in "fc" and np.allclose(s, w, rtol=1e-5, atol=1e-6,
+                                                             equal_nan=True))
+                for s, w in zip(split, whole))
+        except Exception:  # noqa: BLE001 - e.g. a graph that needs the whole batch
+            ok = False
+        self._split_ok[sig] = ok
+        return whole
 
     def reserve(self, inputs: list[np.ndarray], n: int) -> None:
         """Have at least `n` idle buffer sets for the signature of `inputs`, so the first `n`
