@@ -1,7 +1,8 @@
 // Pieces shared by the per-model pages: heading with sub-navigation, sortable tables, and the
 // input builder used by "Try it" and "Inspect".
 
-import { h, clear } from "../dom.js";
+import { h, clear, errorBox } from "../dom.js";
+import { get, modelPath } from "../api.js";
 import { routeHref } from "../main.js";
 import { DTYPES, numel, makeInput, parseNpy, parseJsonTensor, castTo, fromNumbers, isFloat } from "../tensor.js";
 
@@ -19,6 +20,21 @@ export function noModel(main, title) {
   main.append(h("div.page-head", null, h("h1", null, title)),
     h("div.empty", null, h("p", null, "No model is ready yet. Choose one in the model picker above, or upload one."),
       h("a.btn.btn-primary", { href: "#/upload" }, "Upload a model"), " ", h("a.btn", { href: "#/models" }, "See all models")));
+}
+
+/** Heading of a per-model page plus the model's metadata; null (with the page already telling
+ * why) when no model is chosen, the metadata cannot be read, or the user navigated away. */
+export async function openModelPage(main, ctx, page, title) {
+  if (!ctx.name) { noModel(main, title); return null; }
+  main.append(modelHeading(page, title, ctx));
+  let meta;
+  try {
+    meta = await get(modelPath(ctx.name, ctx.version));
+  } catch (e) {
+    main.append(errorBox(e, "Could not read the model's metadata"));
+    return null;
+  }
+  return ctx.isCurrent() ? meta : null;
 }
 
 /**

@@ -6,7 +6,7 @@ import { get, request, modelPath } from "../api.js";
 import { encodeRequest, histogram } from "../tensor.js";
 import { GraphView } from "../graph/view.js";
 import { graphToolbar, showDetails } from "../graph/panel.js";
-import { modelHeading, noModel, inputBuilder, sortableTable } from "./common.js";
+import { openModelPage, inputBuilder, sortableTable } from "./common.js";
 import { inspections, key } from "../store.js";
 
 /** Vertex marks for a GraphView from an inspection response. */
@@ -42,16 +42,8 @@ export function marksFromInspection(view, resp) {
 }
 
 export async function render(main, ctx) {
-  if (!ctx.name) { noModel(main, "Inspect"); return; }
-  main.append(modelHeading("inspect", "Inspect", ctx));
-  let meta;
-  try {
-    meta = await get(modelPath(ctx.name, ctx.version));
-  } catch (e) {
-    main.append(errorBox(e, "Could not read the model's metadata"));
-    return;
-  }
-  if (!ctx.isCurrent()) return;
+  const meta = await openModelPage(main, ctx, "inspect", "Inspect");
+  if (!meta) return;
   const builder = inputBuilder(meta.inputs, { idPrefix: "insp", nanOption: true });
   const filterIn = h("input#insp-filter", { type: "text", placeholder: "node name or op (substring, any case)", autocomplete: "off" });
   const regexBox = h("input#insp-regex", { type: "checkbox" });

@@ -3,21 +3,13 @@
 // outputs, the top-k classes.
 
 import { h, clear, fmtNum, fmtMs, fmtShape, fmtInt, errorBox, histogramSvg } from "../dom.js";
-import { get, request, modelPath } from "../api.js";
+import { request, modelPath } from "../api.js";
 import { encodeRequest, decodeResponse, toNumbers, topK, summarize, histogram, toNpy } from "../tensor.js";
-import { modelHeading, noModel, inputBuilder } from "./common.js";
+import { openModelPage, inputBuilder } from "./common.js";
 
 export async function render(main, ctx) {
-  if (!ctx.name) { noModel(main, "Try it"); return; }
-  main.append(modelHeading("try", "Try it", ctx));
-  let meta;
-  try {
-    meta = await get(modelPath(ctx.name, ctx.version));
-  } catch (e) {
-    main.append(errorBox(e, "Could not read the model's metadata"));
-    return;
-  }
-  if (!ctx.isCurrent()) return;
+  const meta = await openModelPage(main, ctx, "try", "Try it");
+  if (!meta) return;
   const builder = inputBuilder(meta.inputs, { idPrefix: "try" });
   const kIn = h("input#try-k", { type: "number", min: 1, max: 100, value: 5, step: 1, inputmode: "numeric" });
   const runBtn = h("button.btn.btn-primary#try-run", { type: "submit" }, "Run inference");
