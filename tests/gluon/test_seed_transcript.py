@@ -43,7 +43,8 @@ import transcript_capture as cap
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "seed_transcript_mx2.json"
-RECORDER = ROOT / "tests" / "interop" / "seed_examples_mx2.py"
+# the recorder (tests/interop/seed_examples_mx2.py) keeps its cells in these modules
+RECORDER_CELLS = sorted((ROOT / "tests" / "interop").glob("seed_cells_*.py"))
 RECORDS = json.loads(FIXTURE.read_text(encoding="utf-8"))
 
 _ND = "needs the legacy mx.nd NDArray API, which hybridserve does not have"
@@ -146,9 +147,9 @@ def _relabel_nodes(rec: dict) -> dict:
 
 # -- the recorder's cell list: extras and the fresh-process script come from its source ----------
 def _recorder_meta():
-    tree = ast.parse(RECORDER.read_text(encoding="utf-8"))
     extras, fresh = {}, None
-    for node in ast.walk(tree):
+    trees = [ast.parse(p.read_text(encoding="utf-8")) for p in RECORDER_CELLS]
+    for node in (n for tree in trees for n in ast.walk(tree)):
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "FRESH_EXPORT" for t in node.targets):
             fresh = ast.literal_eval(node.value)
         if (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "step"

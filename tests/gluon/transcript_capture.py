@@ -1,4 +1,4 @@
-"""Recording logic of `tests/interop/seed_examples_mx2.py`, ported to hybridserve's framework.
+"""Recording logic of `tests/interop/seed_recorder.py` (the seed-transcript recorder), ported to hybridserve's framework.
 
 The recorder ran every record under real MXNet 2.0.0b1; this module runs the same code under
 `framework` and captures the same fields the same way (display, stdout with arrays replaced by

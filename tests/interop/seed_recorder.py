@@ -1,0 +1,240 @@
+"""The recording machinery of `seed_examples_mx2.py` (run under real MXNet 2.0.0b1): a
+notebook-like `Notebook` whose `step` runs one cell and appends its record (display, stdout,
+warnings, error, native stderr, values) to `RECORDS`, and the normalisation applied before
+the transcript is written. Importing it pins PYTHONHASHSEED (re-exec) and sets NumPy mode."""
+import ast
+import builtins
+import contextlib
+import io
+import os
+import re
+import sys
+import tempfile
+import textwrap
+import traceback
+import warnings
+import zipfile
+
+# Some MXNet messages print Python sets (unused params, unknown inputs): make
+# their order reproducible by pinning the hash seed (re-exec once).
+if os.environ.get("PYTHONHASHSEED") != "0":
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+
+import numpy as onp  # noqa: E402
+import mxnet as mx  # noqa: E402
+from mxnet import npx  # noqa: E402
+
+npx.set_np()
+
+RECORDS = []
+MAX_MSG = 6000
+
+
+# --------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------
+def qualname(t):
+    mod = getattr(t, "__module__", "")
+    if mod in ("builtins", None, ""):
+        return t.__qualname__
+    return f"{mod}.{t.__qualname__}"
+
+
+def is_array(v):
+    return isinstance(v, (mx.np.ndarray, mx.nd.NDArray))
+
+
+def array_desc(v):
+    d = {"array": qualname(type(v)), "shape": list(v.shape), "dtype": onp.dtype(v.dtype).name}
+    try:
+        d["device"] = str(v.device)
+    except Exception:  # legacy NDArray has .context too
+        d["device"] = str(v.context)
+    return d
+
+
+def contains_array(v, depth=0):
+    if depth > 5:
+        return False
+    if is_array(v):
+        return True
+    if isinstance(v, (list, tuple)):
+        return any(contains_array(i, depth + 1) for i in v)
+    if isinstance(v, dict):
+        return any(contains_array(i, depth + 1) for i in v.values())
+    return False
+
+
+def describe(v):
+    """Display form of a value: repr unless arrays are involved."""
+    if is_array(v):
+        return array_desc(v)
+    if isinstance(v, (list, tuple)) and contains_array(v):
+        return {"type": qualname(type(v)), "items": [describe(i) for i in v]}
+    if isinstance(v, dict) and contains_array(v):
+        return {"type": qualname(type(v)), "items": {str(k): describe(i) for k, i in v.items()}}
+    return {"type": qualname(type(v)), "repr": repr(v)}
+
+
+def jsonable(v, depth=0):
+    if depth > 8:
+        return repr(v)
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return v
+    if is_array(v):
+        return array_desc(v)
+    if isinstance(v, (list, tuple)):
+        return [jsonable(i, depth + 1) for i in v]
+    if isinstance(v, dict):
+        return {str(k): jsonable(i, depth + 1) for k, i in v.items()}
+    if isinstance(v, onp.generic):
+        return v.item()
+    return repr(v)
+
+
+def print_arg(a):
+    if is_array(a):
+        d = array_desc(a)
+        return f"<ndarray shape={tuple(d['shape'])} dtype={d['dtype']}>"
+    return a
+
+
+def nb_print(*args, **kwargs):
+    builtins.print(*[print_arg(a) for a in args], **kwargs)
+
+
+@contextlib.contextmanager
+def capture_fd2():
+    """Capture native stderr (MXNet C++ LOG lines)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    tmp = tempfile.TemporaryFile(mode="w+b")
+    os.dup2(tmp.fileno(), 2)
+    box = {}
+    try:
+        yield box
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        tmp.seek(0)
+        text = tmp.read().decode("utf-8", "replace")
+        tmp.close()
+        box["text"] = re.sub(r"^\[\d\d:\d\d:\d\d\] ", "[hh:mm:ss] ", text, flags=re.M)
+
+
+def error_desc(e):
+    msg = str(e)
+    if len(msg) > MAX_MSG:
+        msg = msg[:MAX_MSG] + "...<truncated>"
+    mro = [qualname(c) for c in type(e).__mro__ if c not in (object, BaseException)]
+    return {"type": qualname(type(e)), "message": msg, "mro": mro}
+
+
+PREAMBLE = """\
+import mxnet as mx
+from mxnet import np, npx, gluon
+from mxnet.gluon import nn, HybridBlock, Parameter
+"""
+
+
+class Notebook:
+    def __init__(self, source, preamble=None):
+        self.source = source
+        self.ns = {"__name__": "__main__", "print": nb_print}
+        if preamble:
+            exec(compile(preamble, "<preamble>", "exec"), self.ns)
+
+    def step(self, id_, code, extra=(), note=None, stdout_filter=None, source=None):
+        code = textwrap.dedent(code).strip("\n") + "\n"
+        rec = {"id": id_, "source": source or self.source, "code": code}
+        record = {}
+        self.ns["record"] = record
+        values = {}
+        out = io.StringIO()
+        err = None
+        display = None
+        has_display = False
+        with capture_fd2() as native, warnings.catch_warnings(record=True) as wlist:
+            warnings.simplefilter("always")
+            with contextlib.redirect_stdout(out):
+                try:
+                    tree = ast.parse(code)
+                    last = None
+                    if tree.body and isinstance(tree.body[-1], ast.Expr):
+                        last = ast.Expression(tree.body.pop().value)
+                    exec(compile(tree, f"<{id_}>", "exec"), self.ns)
+                    if last is not None:
+                        val = eval(compile(last, f"<{id_}>", "eval"), self.ns)
+                        if val is not None:
+                            display, has_display = describe(val), True
+                except BaseException as e:  # noqa: BLE001 - record everything
+                    if isinstance(e, KeyboardInterrupt):
+                        raise
+                    err = error_desc(e)
+                    tb = traceback.extract_tb(e.__traceback__)
+                    rec["error_where"] = [f"{f.name}:{os.path.basename(f.filename)}" for f in tb[-3:]]
+                if err is None:
+                    for expr in extra:
+                        try:
+                            values[expr] = describe(eval(expr, self.ns))
+                        except Exception as e:  # noqa: BLE001
+                            values[expr] = {"error": error_desc(e)}
+                sys.stdout.flush()
+        if has_display:
+            rec["display"] = display
+        text = out.getvalue()
+        if stdout_filter:
+            text = stdout_filter(text)
+        if text:
+            rec["stdout"] = text
+        rec["warnings"] = [{"category": qualname(w.category), "message": str(w.message)} for w in wlist]
+        rec["error"] = err
+        if native.get("text"):
+            rec["stderr"] = native["text"]
+        values.update(jsonable(record))
+        if values:
+            rec["values"] = values
+        if note:
+            rec["note"] = note
+        RECORDS.append(rec)
+        status = "ERR " + err["type"] if err else "ok"
+        sys.__stderr__.write(f"[{status:>30}] {id_}\n")
+        return rec
+
+
+def npz_members(path):
+    with zipfile.ZipFile(path) as z:
+        return [i.filename for i in z.infolist()]
+
+
+def npz_summary(path):
+    out = []
+    with onp.load(path) as f:
+        for name in npz_members(path):
+            key = name[:-4] if name.endswith(".npy") else name
+            a = f[key]
+            out.append([name, list(a.shape), str(a.dtype)])
+    return out
+
+
+_ADDR = re.compile(r" at 0x[0-9a-f]+")
+_UUID = re.compile(r"[0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12}")
+
+
+def normalize(v):
+    """Remove run-to-run noise: object addresses and uuid-based variable names."""
+    if isinstance(v, str):
+        return _UUID.sub("<uuid>", _ADDR.sub(" at 0x...", v))
+    if isinstance(v, list):
+        return [normalize(i) for i in v]
+    if isinstance(v, dict):
+        return {k: normalize(i) for k, i in v.items()}
+    return v
+
+
+def timing_filter(text):
+    return re.sub(r"\d+\.\d+ sec", "<t> sec", text)
