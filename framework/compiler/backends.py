@@ -63,9 +63,14 @@ def simplify_backend(sym: Symbol, args: dict | None = None, aux: dict | None = N
 @register_backend("hybridserve", "MKLDNN", "ONEDNN", "MKLDNN_QUANTIZE")
 def default_backend(sym: Symbol, args: dict | None = None, aux: dict | None = None, **opts):
     """The inference pipeline: every rewrite that keeps outputs within float32 tolerance."""
+    from .passes.fold_batchnorm import fold_batchnorm
+    from .passes.layout import shares_weight
     sym, args, aux = simplify_backend(sym, args, aux)
-    sym, args, aux = fold_bn_backend(sym, args, aux, **opts)
-    return channels_last_backend(sym, args, aux, **opts)
+    # 1x1 convolutions keep their BatchNorm: the layout pass applies it as a per-channel scale
+    # so that the graph shares the block's weight instead of holding a folded copy
+    sym, params = fold_batchnorm(sym, {**args, **aux}, keep=lambda n: n.opname == "Convolution"
+                                 and shares_weight(n.parsed))
+    return channels_last_backend(sym, *_split(sym, params), **opts)
 
 
 @register_backend("channels_last", "NHWC")

@@ -158,7 +158,9 @@ def _windows(xp, n0, n1, a, b, osp, k, stride, dilate):
                        st[2] * dilate[1], st[3]))
 
 
-def _epilogue(o, b, res, act, lo, hi):
+def _epilogue(o, b, res, act, lo, hi, scale=None):
+    if scale is not None:
+        o *= scale
     if b is not None:
         o += b
     if res is not None:

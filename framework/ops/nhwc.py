@@ -7,7 +7,8 @@ output (N, OH, OW, F). One im2col copy into a per-thread, zero-bordered scratch 
 never copied: each kernel tap copies only its valid output range, the border stays zero from the
 buffer's creation), then ONE sgemm (np.matmul with out=) against the pre-transformed weight,
 then the epilogue in place on the GEMM output: + bias, + residual (`with_sum`), activation.
-1x1 stride-1 convolutions are a plain GEMM on the input; depthwise convolutions are a
+1x1 stride-1 convolutions are a plain GEMM on the input, against a transposed view of MXNet's own
+weight (algo "gemm1x1", optional folded-BatchNorm `scale`); depthwise convolutions are a
 multiply-add per kernel tap over contiguous channel vectors.
 
 `_hs_affine`: y = act(x * scale + shift) along one axis (an inference BatchNorm that could not be
@@ -83,7 +84,7 @@ _COLS_BYTES = 8 << 20           # im2col working set per chunk (rows and samples
 
 
 def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="none",
-                lo=0.0, hi=6.0, data_layout="NHWC", out=None, algo="gemm"):
+                lo=0.0, hi=6.0, data_layout="NHWC", out=None, algo="gemm", scale=None):
     if data_layout == "NCHW":
         N, C, H, W = x.shape
     else:
@@ -102,6 +103,8 @@ def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="n
         out = np.empty(oshape, dt)
     Cg = C // groups
     tp = (H, W)
+    if algo == "gemm1x1":
+        w, scale = weight_1x1(w, scale, N * osp[0] * osp[1])
     # work in "element passes": output elements, or multiply-adds / 16 for the GEMMs
     work = max(N * osp[0] * osp[1] * max(F, C), N * osp[0] * osp[1] * F * k[0] * k[1] * Cg // 16)
     if groups == 1 and algo == "shift" and H * W < _SHIFT_MIN_PIXELS:
@@ -129,7 +132,8 @@ def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="n
     elif groups == 1:
         if _parallel._nthreads > 1 and N * osp[0] * osp[1] < _SMALL_M \
                 and F >= 64 * _parallel._nthreads and work > _u._MIN_PAR:
-            return _conv_split_f(x, w, b, res, (k, stride, pad, dilate, osp, tp), out, act, lo, hi)
+            return _conv_split_f(x, w, b, res, (k, stride, pad, dilate, osp, tp), out, act, lo, hi,
+                                 scale)
         body = _1x1_part
     elif Cg == 1 and w.shape[3] == 1 and x.dtype == w.dtype:
         # padded so every window lies inside the buffer (right/bottom pad as the windows need)
@@ -148,9 +152,23 @@ def conv2d_nhwc(x, w, b, res, k, stride, pad, dilate, groups, num_filter, act="n
         n0, n1, r0, r1 = prts[i]
         o = out[n0:n1, r0:r1]
         body(x[n0:n1], w, geo, o, r0, r1)
-        _epilogue(o, b, None if res is None else res[n0:n1, r0:r1], act, lo, hi)
+        _epilogue(o, b, None if res is None else res[n0:n1, r0:r1], act, lo, hi, scale)
     _parallel.run(run, len(prts))
     return out
+
+
+def weight_1x1(w, scale, M):
+    """("gemm1x1") MXNet's own (F, C, 1, 1) weight as the (C, F) GEMM operand: a transposed view
+    that BLAS reads as is, so the optimised graph shares the block's parameter instead of holding
+    a re-laid copy. A folded BatchNorm's per-channel scale goes where it costs fewer multiplies:
+    into a scratch copy of the weight (F·C) or onto the GEMM output in the epilogue (M·F).
+    Returns (weight, scale left for the epilogue)."""
+    w2 = w.reshape(w.shape[0], -1)
+    if scale is None or w2.shape[1] > M:
+        return w2.T, scale
+    ws = scratch(("w1x1",), w2.shape, np.result_type(w2.dtype, scale.dtype))
+    np.multiply(w2, scale[:, None], out=ws)
+    return ws.T, None
 
 
 def _wino_tile(x, w, k, stride, pad, dilate, data_layout, N, H, W, C, F) -> int:
@@ -163,7 +181,7 @@ def _wino_tile(x, w, k, stride, pad, dilate, data_layout, N, H, W, C, F) -> int:
 _SMALL_M = 256                  # output pixels below which a GEMM is split over output channels
 
 
-def _conv_split_f(x, w, b, res, geo, out, act, lo, hi):
+def _conv_split_f(x, w, b, res, geo, out, act, lo, hi, scale=None):
     """Columns once (by the caller), then each helper thread runs the GEMM and the epilogue for
     its block of output channels. x: the input (1x1) or its padded copy (im2col)."""
     k, stride, pad, dilate, osp, sp = geo
@@ -188,7 +206,8 @@ def _conv_split_f(x, w, b, res, geo, out, act, lo, hi):
         ov = o2[:, f0:f1]
         np.matmul(cols, w[:, f0:f1], out=ov)
         _epilogue(ov, None if b is None else b[f0:f1],
-                  None if res is None else res.reshape(-1, F)[:, f0:f1], act, lo, hi)
+                  None if res is None else res.reshape(-1, F)[:, f0:f1], act, lo, hi,
+                  None if scale is None else scale[f0:f1])
     _parallel.run(run, len(blocks))
     return out
 
@@ -236,7 +255,7 @@ def _contig_rows(o, n0, n1, a, b, F):
 
 
 def _hs_conv_inputs(a):
-    names = ["data", "weight"]
+    names = ["data", "weight"] + (["scale"] if a.with_scale else [])
     if not a.no_bias:
         names.append("bias")
     if a.with_sum:
@@ -263,10 +282,11 @@ def _hs_conv_flops(a, ins, outs):
 
 HS_CONV_ATTRS = {"kernel": Shape(), "stride": Shape((1, 1)), "pad": Shape((0, 0)),
                  "dilate": Shape((1, 1)), "num_filter": Int(), "num_group": Int(1),
-                 "no_bias": Bool(False), "with_sum": Bool(False),
+                 "no_bias": Bool(False), "with_sum": Bool(False), "with_scale": Bool(False),
                  "act_type": Str("none", choices=ACTS), "a_min": CF(0.0), "a_max": CF(6.0),
                  "data_layout": Str("NHWC", choices=("NHWC", "NCHW")),
-                 "algo": Str("gemm", choices=("gemm", "shift", "winograd", "winograd4"))}
+                 "algo": Str("gemm", choices=("gemm", "gemm1x1", "shift", "winograd",
+                                                   "winograd4"))}
 
 
 @register("_hs_conv2d", attrs=HS_CONV_ATTRS, inputs=_hs_conv_inputs, infer_shape=_hs_conv_shape,
@@ -274,8 +294,9 @@ HS_CONV_ATTRS = {"kernel": Shape(), "stride": Shape((1, 1)), "pad": Shape((0, 0)
 def hs_conv2d(a, x, w, *rest, out=None):
     """Channels-last 2-D convolution with GEMM-ready weight and fused bias/residual/activation."""
     rest = list(rest)
+    scale = rest.pop(0) if a.with_scale else None
     b = None if a.no_bias else rest.pop(0)
     res = rest.pop(0) if a.with_sum else None
     return conv2d_nhwc(x, w, b, res, tuple(a.kernel), tuple(a.stride), tuple(a.pad),
                        tuple(a.dilate), a.num_group, a.num_filter, a.act_type, a.a_min, a.a_max,
-                       a.data_layout, out, a.algo)
+                       a.data_layout, out, a.algo, scale)

@@ -70,7 +70,8 @@ def test_pipeline_with_intra_op_threads(name, monkeypatch):
 
 def test_convs_become_channels_last():
     sym, params, inputs, expected = available("mini_resnet_v1_bottleneck")
-    new, nparams = to_channels_last(*fold_batchnorm(sym, params))
+    folded, fparams = fold_batchnorm(sym, params)
+    new, nparams = to_channels_last(folded, fparams)
     ops = [n.opname for n in new.topo() if not n.is_var]
     assert "Convolution" not in ops and ops.count("_hs_conv2d") > 5
     # NHWC flows from the first conv to the global pool: no transposes in between
@@ -79,9 +80,32 @@ def test_convs_become_channels_last():
     assert first.parsed.data_layout == "NCHW"          # reads the graph input directly
     pools = [n for n in new.topo() if n.opname == "Pooling"]
     assert pools and all(p.parsed.layout == "NHWC" for p in pools)
-    # the weights were rewritten once into the GEMM layout, the originals are gone
+    # the weights were rewritten once into the GEMM layout, the originals are gone — except
+    # the 1x1 convolutions', which are read as transposed views ("gemm1x1")
+    shared = {n.inputs[1][0].name for n in new.topo()
+              if n.opname == "_hs_conv2d" and n.parsed.algo == "gemm1x1"}
+    assert shared
+    assert all(nparams[k] is fparams[k] and fparams[k].shape[2:] == (1, 1) for k in shared)
     assert not any(k.endswith("_weight") and not k.endswith(("_hs_weight", "fc1_weight"))
-                   and k in nparams and nparams[k].ndim == 4 for k in nparams)
+                   and k not in shared and k in nparams and nparams[k].ndim == 4
+                   for k in nparams)
+
+
+def test_hybridserve_backend_shares_1x1_weights_and_scales_their_batchnorm():
+    """The default pipeline leaves BatchNorm after a 1x1 conv unfolded until the layout pass, which
+    turns it into the conv's per-channel `scale`: the graph holds no copy of that weight."""
+    sym, params, inputs, expected = available("mini_resnet_v1_bottleneck")
+    args = {k: v for k, v in params.items() if k not in set(sym.list_auxiliary_states())}
+    aux = {k: v for k, v in params.items() if k not in args}
+    new, a, x = get_backend("hybridserve")(sym, args, aux)
+    ops = [n for n in new.topo() if not n.is_var]
+    assert not any(n.opname in ("BatchNorm", "_hs_affine") for n in ops)
+    ones = [n for n in ops if n.opname == "_hs_conv2d" and n.parsed.algo == "gemm1x1"]
+    assert ones and all(n.parsed.with_scale for n in ones)
+    for n in ones:
+        assert a[n.inputs[1][0].name] is params[n.inputs[1][0].name]
+    check(run(new, {**a, **x}, inputs), expected)
+    check(run(new, {**a, **x}, inputs, static=True), expected)
 
 
 def test_unfoldable_batchnorm_becomes_affine():
@@ -150,5 +174,5 @@ def test_example_shapes_pick_winograd_and_keep_only_its_weight(monkeypatch):
 def test_without_example_shapes_the_algorithm_is_chosen_per_call():
     sym, params, inputs, expected = available("conv2d_variants")
     new, _ = to_channels_last(sym, params)
-    assert all(n.attrs.get("algo") in ("gemm", "shift") for n in new.topo()
+    assert all(n.attrs.get("algo") in ("gemm", "gemm1x1", "shift") for n in new.topo()
                if n.opname == "_hs_conv2d")

@@ -71,6 +71,29 @@ def test_hs_conv2d_matches_convolution(case, act, threads):
         np.testing.assert_array_equal(out2, out)
 
 
+@pytest.mark.parametrize("N,C,H,W,F,s", [
+    (2, 8, 6, 5, 6, 1),        # C <= pixels: the scale goes into a scratch copy of the weight
+    (1, 40, 3, 3, 6, 1),       # C > pixels: the scale is applied to the output in the epilogue
+    (1, 48, 5, 5, 130, 2),     # strided, output split over filters with intra-op threads
+])
+def test_gemm1x1_reads_the_mxnet_weight_with_a_channel_scale(N, C, H, W, F, s, threads):
+    """algo "gemm1x1": MXNet's (F, C, 1, 1) weight as is, plus a folded BatchNorm's scale."""
+    x = RNG.standard_normal((N, C, H, W)).astype(np.float32)
+    w = RNG.standard_normal((F, C, 1, 1)).astype(np.float32)
+    scale = RNG.uniform(0.5, 2.0, F).astype(np.float32)
+    b = RNG.standard_normal(F).astype(np.float32)
+    ref = np.maximum(conv.conv_nc(x, w, None, (s, s), (0, 0), (1, 1), 1)
+                     * scale[:, None, None] + b[:, None, None], 0)
+    w_before = w.copy()
+    op = get_op("_hs_conv2d")
+    a = op.parse_attrs({"kernel": "(1, 1)", "stride": str((s, s)), "num_filter": str(F),
+                        "with_scale": "1", "act_type": "relu", "algo": "gemm1x1"})
+    for _ in range(2):                                   # the scratch weight is reused
+        out = op.kernel(a, _nhwc(x), w, scale, b)
+        np.testing.assert_allclose(out.transpose(0, 3, 1, 2), ref, rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(w, w_before)           # the shared weight is never written
+
+
 def test_hs_conv2d_strided_input_view(threads):
     """The graph input reaches the first conv as a transposed (non-contiguous) view."""
     x = RNG.standard_normal((2, 5, 9, 8)).astype(np.float32)

@@ -7,13 +7,19 @@ and all weights are known variables. New parameters are named `<bn node>_fold_we
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from ...symbol.graph import Node, Symbol
 from .rewrite import consumers, rebuild
 
 
-def fold_batchnorm(sym: Symbol, params: dict[str, np.ndarray]) -> tuple[Symbol, dict[str, np.ndarray]]:
+def fold_batchnorm(sym: Symbol, params: dict[str, np.ndarray],
+                   keep: Callable[[Node], bool] | None = None
+                   ) -> tuple[Symbol, dict[str, np.ndarray]]:
+    """`keep(producer)`: leave that producer's BatchNorm unfolded (a later pass applies it
+    without copying the weight)."""
     uses = consumers(sym)
     params = dict(params)
 
@@ -26,6 +32,8 @@ def fold_batchnorm(sym: Symbol, params: dict[str, np.ndarray]) -> tuple[Symbol, 
             return None
         prod_old = n.inputs[0][0]
         if prod_old.opname not in ("Convolution", "FullyConnected") or uses.get(id(prod_old), 0) != 1:
+            return None
+        if keep is not None and keep(prod_old):
             return None
         if n.parsed.axis not in (1, -3 if prod_old.opname == "Convolution" else 1):
             if not (n.parsed.axis == 1):

@@ -29,21 +29,28 @@ def fold_preact(sym: Symbol, params: dict[str, np.ndarray]):
             return None
         a = n.parsed
         src = n.inputs[0][0]
-        if (tuple(a.kernel) != (1, 1) or any(a.pad) or a.num_group != 1 or a.algo != "gemm"
+        if (tuple(a.kernel) != (1, 1) or any(a.pad) or a.num_group != 1
+                or a.algo not in ("gemm", "gemm1x1")
                 or src.opname != "_hs_affine" or uses.get(id(src), 0) != 1):
             return None
         sa = src.parsed
         if sa.act_type != "relu":
             return None
         scale, shift, w = value(src.inputs[1]), value(src.inputs[2]), value(n.inputs[1])
-        b = None if a.no_bias else value(n.inputs[2])
-        if scale is None or shift is None or w is None or (not a.no_bias and b is None):
+        post = value(n.inputs[2]) if a.with_scale else None
+        b = None if a.no_bias else value(n.inputs[2 + a.with_scale])
+        if (scale is None or shift is None or w is None or (not a.no_bias and b is None)
+                or (a.with_scale and post is None)):
             return None
+        if a.algo == "gemm1x1":                  # MXNet's (F, C, 1, 1) → GEMM-ready (C, F)
+            w = w.reshape(w.shape[0], -1).T
         s = scale.astype(np.float64).reshape(-1)
         t = shift.astype(np.float64).reshape(-1)
         if w.ndim != 2 or s.size != w.shape[0] or not np.all(np.isfinite(s)) or not np.all(s > 0):
             return None
         w64 = w.astype(np.float64)
+        if post is not None:                     # the conv's own output scale joins the weight
+            w64 = w64 * post.astype(np.float64)[None, :]
         nb = w64.T @ t + (0.0 if b is None else b.astype(np.float64))
         thr_name, wname, bname = f"{src.name}_hs_thr", f"{n.name}_hs_pw", f"{n.name}_hs_pb"
         params[thr_name] = (-t / s).astype(scale.dtype)
@@ -51,11 +58,10 @@ def fold_preact(sym: Symbol, params: dict[str, np.ndarray]):
         params[bname] = nb.astype(w.dtype)
         m = Node("_hs_chmax", src.name, {"axis": str(sa.axis)})
         m.inputs = [done[id(src.inputs[0][0])][src.inputs[0][1]], (Node("null", thr_name), 0)]
-        attrs = dict(n.attrs)
-        attrs["no_bias"] = "0"
+        attrs = {**n.attrs, "no_bias": "0", "algo": "gemm", "with_scale": "0"}
         c = Node("_hs_conv2d", n.name, attrs)
         c.inputs = [(m, 0), (Node("null", wname), 0), (Node("null", bname), 0)] + \
-            ([ins[3]] if a.with_sum and a.no_bias else ins[3:] if a.with_sum else [])
+            ([ins[-1]] if a.with_sum else [])
         return [(c, 0)]
 
     out = rebuild(sym, visit)

@@ -61,6 +61,14 @@ def bn_scale_shift(bn: Node, gamma, beta, mean, var):
     return scale, shift
 
 
+def shares_weight(a) -> bool:
+    """A 1x1, unpadded, ungrouped 2-D convolution: its GEMM operand is a view of MXNet's own
+    weight, so the optimised graph shares the parameter (and an inference BatchNorm after it
+    is applied as a per-channel scale rather than folded into a new weight)."""
+    return (len(a.kernel) == 2 and tuple(a.kernel) == (1, 1) and not any(a.pad or (0, 0))
+            and a.num_group == 1 and a.layout in (None, "NCHW"))
+
+
 def to_channels_last(sym: Symbol, params: dict[str, np.ndarray],
                      data_shapes: dict[str, tuple] | None = None):
     from ...ops.nhwc import choose_algo, prepare_weight
@@ -117,11 +125,15 @@ def to_channels_last(sym: Symbol, params: dict[str, np.ndarray],
         layout = "NHWC" if is_nhwc(src) else "NCHW"
         if layout == "NCHW" and a.num_group != 1:
             return None                      # grouped convs of NCHW values stay as they are
-        wname = f"{n.name}_hs_weight"
         algo = choose_algo(w.shape, a.kernel, a.stride or (1, 1), a.pad or (0, 0),
                            a.dilate or (1, 1), a.num_group, layout,
                            shapes.get((id(n.inputs[0][0]), n.inputs[0][1])))
-        params[wname] = prepare_weight(w, a.num_group, layout, algo)
+        if algo == "gemm" and layout == "NHWC" and shares_weight(a):
+            algo, wentry = "gemm1x1", ins[1]      # the block's own weight, viewed transposed
+        else:
+            wname = f"{n.name}_hs_weight"
+            params[wname] = prepare_weight(w, a.num_group, layout, algo)
+            wentry = (Node("null", wname), 0)
         attrs = {"kernel": _fmt(a.kernel), "stride": _fmt(a.stride or (1, 1)),
                  "pad": _fmt(a.pad or (0, 0)), "dilate": _fmt(a.dilate or (1, 1)),
                  "num_filter": str(a.num_filter), "num_group": str(a.num_group),
@@ -131,8 +143,22 @@ def to_channels_last(sym: Symbol, params: dict[str, np.ndarray],
             if t and len(t) == 1:
                 attrs[k] = _fmt(tuple(t) * 2)
         c = Node("_hs_conv2d", n.name, attrs)
-        c.inputs = [src, (Node("null", wname), 0)] + ([] if a.no_bias else [ins[2]])
+        c.inputs = [src, wentry] + ([] if a.no_bias else [ins[2]])
         return tagged(c, 1)
+
+    def scale_1x1(n: Node, conv_node: Node, scale, shift):
+        """BatchNorm after a "gemm1x1" conv that only it reads: its scale becomes the conv's
+        `scale` input and its shift joins the bias, leaving the shared weight untouched."""
+        ca = conv_node.parsed
+        b = 0.0 if ca.no_bias else value(conv_node.inputs[2]).astype(np.float64)
+        dt = value(conv_node.inputs[1]).dtype
+        sname, bname = f"{n.name}_hs_scale", f"{n.name}_hs_bias"
+        params[sname], params[bname] = scale.astype(dt), (b * scale + shift).astype(dt)
+        conv_node.attrs = {**conv_node.attrs, "with_scale": "1", "no_bias": "0"}
+        conv_node._parsed = None
+        conv_node.inputs = conv_node.inputs[:2] + [(Node("null", sname), 0),
+                                                   (Node("null", bname), 0)]
+        return [(conv_node, 0)] * n.num_outputs()
 
     def batchnorm(n: Node, ins):
         a = n.parsed
@@ -147,6 +173,10 @@ def to_channels_last(sym: Symbol, params: dict[str, np.ndarray],
                 return None
             ax = 3
         scale, shift = bn_scale_shift(n, *stats)
+        prod = ins[0][0]
+        if (ax == 3 and prod.opname == "_hs_conv2d" and prod.attrs.get("algo") == "gemm1x1"
+                and not prod.parsed.with_scale and uses.get(id(n.inputs[0][0]), 0) == 1):
+            return scale_1x1(n, prod, scale, shift)
         dt = stats[2].dtype if stats[2].dtype.kind == "f" else np.float32
         sname, tname = f"{n.name}_hs_scale", f"{n.name}_hs_shift"
         params[sname], params[tname] = scale.astype(dt), shift.astype(dt)
