@@ -11,9 +11,8 @@ against MXNet's, and times its own forward:
 * `opt_intra`  — the same, built and run with the kernels' intra-op threads (ops/_parallel.py:
                  every heavy op split in row blocks over 2 threads, BLAS single-threaded).
 
-Kernels are chosen for the threading in force at `optimize_for` (Winograd convolutions pay when
-the whole op runs serially or split, not when only the GEMMs are threaded), so each mode, and
-the single-threaded CPU measurement, gets its own build.
+Each mode, and the single-threaded CPU measurement, gets its own build (the intra-op threads
+are set before `optimize_for`, as a user would).
 
 The MXNet side runs twice (before and after hybridserve's timing) and the better of the two is
 kept, so that background load on a shared machine hits both sides alike. Times are the median
@@ -151,8 +150,7 @@ def bench_model(prefix: str, mx_ms: float, args) -> dict:
            "build_s": round(build_s, 3)}
     row["hybridize_ms"], row["hybridize_min"] = time_ms(lambda: plain(x), args.calls, args.repeats)
     row["opt_ms"], row["opt_min"] = time_ms(lambda: opt(x), args.calls, args.repeats)
-    # kernels are chosen for the threading in force when the graph is optimised (Winograd only
-    # pays when the whole op runs threaded or serial), so each mode gets its own build
+    # each mode gets its own build, made with its threading in force
     set_policy(2)
     intra, x, y2, _, _ = load(prefix, "hybridserve")
     row["err_intra"] = float(np.abs(y2 - ref).max())

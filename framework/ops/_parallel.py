@@ -101,12 +101,6 @@ def blas_threads() -> int:
         return 1
 
 
-def gemm_parallel() -> bool:
-    """True when one GEMM call runs on several BLAS threads and the kernels' own intra-op
-    threads are off: then whatever is not a GEMM runs on one core."""
-    return _nthreads <= 1 and blas_threads() > 1
-
-
 def parts(total: int, min_per_part: int = 1) -> int:
     """How many parts to split `total` units of work into."""
     if _nthreads <= 1 or total < 2 * min_per_part:

@@ -4,10 +4,13 @@ Y = Aᵀ [(G g Gᵀ) ⊙ (Bᵀ d B)] A on (m+2)² input tiles that overlap by 2:
 multiplies per 16 outputs where im2col + GEMM needs 144, and its transformed input is 2.25× the
 input instead of im2col's 9× — so it saves both the GEMM work and the im2col copy.
 
-Every transform is a few whole-array NumPy passes over contiguous slabs, never per-tile Python:
-the row transform reads input rows `4·t + r` of all tiles at once (a stride-4 view whose rows are
-contiguous), the column transform reads columns of those slabs (runs of C contiguous floats), and
-both use the common sub-expressions of Bᵀ / Aᵀ (18 and 13 passes for 6 and 4 outputs). The bias
+Both transforms are GEMMs, never per-tile Python or per-coefficient NumPy passes: the tiles of a
+chunk are copied once, tap-major, into a ((m+2)², tiles·C) matrix (one strided copy, 2.25× the
+input for F(4, 3)), the input transform is Bᵀ⊗Bᵀ times that matrix, the products are (m+2)²
+GEMMs against the transformed weight, and the output transform is Aᵀ⊗Aᵀ times the products,
+scattered back into NHWC by one strided copy. Whole-array transforms with the common
+sub-expressions of Bᵀ / Aᵀ took ~25 memory passes and ran single-threaded; as GEMMs they read
+and write each buffer once, at BLAS speed, and BLAS's own threads parallelise them. The bias
 joins M[1, 1], whose column of Aᵀ is all ones, so it reaches every output for 1/(m+2)² of a pass.
 
 Work is split into chunks of (sample, tile-row) ranges whose transformed input fits a cache-sized
@@ -35,21 +38,17 @@ def ok(k, stride, pad, dilate, groups) -> bool:
             and tuple(dilate) == (1, 1) and groups == 1)
 
 
-def choose_tile(N: int, H: int, W: int, C: int, F: int, gemm_parallel: bool = False) -> int:
+def choose_tile(N: int, H: int, W: int, C: int, F: int) -> int:
     """0 (use im2col + GEMM), 2 or 4: the tile that pays for this layer (measured on ResNet
-    shapes, bench/RESULTS.md). The transforms are whole-array passes, so they pay only with wide
-    channels; the batched GEMM of the tiles needs enough tiles to run near BLAS speed; F(4, 3)'s
-    transformed weight is 4x the 3x3 weight, so it is kept to narrower layers. When BLAS threads
-    parallelise the GEMMs but nothing else (`gemm_parallel`), im2col's one big GEMM scales and
-    the transforms do not: only F(2, 3) on the widest mid-size layers still wins."""
-    if C < 64 or F < 64:
+    shapes against im2col, serially and on 2 BLAS threads, bench/RESULTS.md). The tiles' batched
+    GEMMs need wide channels and enough tiles to run near BLAS speed; F(4, 3)'s transformed
+    weight is 4x the 3x3 weight, so it is kept to narrower layers; images under 14 pixels waste
+    too much on padding their tile grid."""
+    if C < 64 or F < 64 or H < 14 or W < 14:
         return 0
-    tiles2 = N * -(-H // 2) * -(-W // 2)
-    if gemm_parallel:
-        return 2 if C >= 256 and F >= 256 and H >= 14 and W >= 14 and tiles2 >= 40 else 0
     if N * -(-H // 4) * -(-W // 4) >= 40 and C <= 128 and F <= 128:
         return 4
-    if tiles2 >= 40:
+    if N * -(-H // 2) * -(-W // 2) >= 40:
         return 2
     return 0
 
@@ -81,72 +80,31 @@ def from_gemm_weight(wg: np.ndarray, m: int) -> np.ndarray:
     return u
 
 
-# -- transforms (common sub-expressions of Bᵀ and Aᵀ) ---------------------------------------------
-def _bt4(d, o, t):
-    """o[0..5] = Bᵀ d for F(4, 3); d: 6 input views, o: 6 outputs, t: 2 temporaries."""
-    np.subtract(d[4], d[2], out=o[3])                    # c = d4 - d2
-    np.subtract(d[0], d[2], out=o[0])
-    o[0] *= 4
-    o[0] += o[3]                                         # 4(d0 - d2) + (d4 - d2)
-    np.subtract(d[1], d[3], out=o[5])
-    o[5] *= 4
-    o[5] += d[5]
-    o[5] -= d[3]                                         # 4(d1 - d3) + (d5 - d3)
-    np.multiply(d[2], 4, out=t[0])
-    np.subtract(d[4], t[0], out=t[0])                    # a = d4 - 4 d2
-    np.multiply(d[1], 4, out=t[1])
-    np.subtract(d[3], t[1], out=t[1])                    # b = d3 - 4 d1
-    np.add(t[0], t[1], out=o[1])
-    np.subtract(t[0], t[1], out=o[2])
-    np.subtract(d[3], d[1], out=t[0])
-    t[0] *= 2                                            # e = 2 (d3 - d1)
-    np.subtract(o[3], t[0], out=o[4])
-    o[3] += t[0]
+# -- transforms as GEMMs ------------------------------------------------------------------------------
+_BT = {2: [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]],
+       4: [[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0],
+           [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]]}
+_AT = {2: [[1, 1, 1, 0], [0, 1, -1, -1]],
+       4: [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]]}
 
 
-def _bt2(d, o, t):
-    np.subtract(d[0], d[2], out=o[0])
-    np.add(d[1], d[2], out=o[1])
-    np.subtract(d[2], d[1], out=o[2])
-    np.subtract(d[1], d[3], out=o[3])
-
-
-def _at4(s, y, t):
-    """y[0..3] = Aᵀ s for F(4, 3); s: 6 views, y: 4 outputs (written once each: they may be
-    strided views of the result), t: 5 temporaries."""
-    p, q, r, u, w = t
-    np.add(s[1], s[2], out=p)
-    np.subtract(s[1], s[2], out=q)
-    np.add(s[3], s[4], out=r)
-    np.subtract(s[3], s[4], out=u)
-    np.add(s[0], p, out=w)
-    np.add(w, r, out=y[0])
-    np.multiply(u, 2, out=w)
-    np.add(q, w, out=y[1])
-    np.multiply(r, 4, out=w)
-    np.add(p, w, out=y[2])
-    np.multiply(u, 8, out=w)
-    w += q
-    np.add(w, s[5], out=y[3])
-
-
-def _at2(s, y, t):
-    np.add(s[0], s[1], out=t[0])
-    np.add(t[0], s[2], out=y[0])
-    np.subtract(s[1], s[2], out=t[0])
-    np.subtract(t[0], s[3], out=y[1])
-
-
-_BT = {2: _bt2, 4: _bt4}
-_AT = {2: _at2, 4: _at4}
+@lru_cache(maxsize=8)
+def _kron(m: int, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """(Bᵀ⊗Bᵀ, Aᵀ⊗Aᵀ): the 2-D tile transforms as one matrix each, so that a whole chunk's input
+    transform is one ((m+2)², (m+2)²) × ((m+2)², tiles·C) GEMM and its output transform one
+    (m², (m+2)²) × ((m+2)², tiles·F) GEMM — BLAS speed, and BLAS threads, for the transforms."""
+    bt, at = np.array(_BT[m], np.float64), np.array(_AT[m], np.float64)
+    kb, ka = np.kron(bt, bt).astype(dtype), np.kron(at, at).astype(dtype)
+    kb.flags.writeable = ka.flags.writeable = False
+    return kb, ka
 
 
 # -- the convolution ---------------------------------------------------------------------------------
 @lru_cache(maxsize=1024)
 def _chunks(N, th, tw, a, C, F, itemsize, nthreads):
-    """[(n0, n1, r0, r1)]: samples × tile rows whose transformed input + product fit the budget,
-    at least one per helper thread when there is enough work."""
-    per_row = a * a * tw * (C + F) * itemsize
+    """[(n0, n1, r0, r1)]: samples × tile rows whose two work buffers fit the budget, at least
+    one per helper thread when there is enough work."""
+    per_row = 2 * a * a * tw * max(C, F) * itemsize
     rows = max(1, min(th, _CHUNK_BYTES // max(1, per_row)))
     if nthreads > 1 and N == 1:
         rows = min(rows, -(-th // nthreads))
@@ -165,14 +123,10 @@ def conv3x3(x: np.ndarray, u: np.ndarray, m: int, b, out: np.ndarray) -> np.ndar
     F = u.shape[2]
     a = m + 2
     th, tw = -(-H // m), -(-W // m)
-    # zero-bordered padded input, columns stored phase-major: padded column m·j + ph at [ph, j],
-    # so that the column transform reads runs of whole tile rows (see _chunk)
-    # keyed by (H, W) too: sizes that share a tile grid must not share a stale border
-    xp = scratch(("wino_x", m, H, W), (N, m * th + 2, m, tw + 1, C), x.dtype, zero=True)
-    for ph in range(m):
-        j0 = 1 if ph == 0 else 0                    # padded column 0 is the left border
-        src = x[:, :, m * j0 + ph - 1::m]
-        xp[:, 1:H + 1, ph, j0:j0 + src.shape[2]] = src
+    # zero-bordered padded input covering every tile; keyed by (H, W) too: sizes that share a
+    # tile grid must not share a stale border
+    xp = scratch(("wino_x", m, H, W), (N, m * th + 2, m * tw + 2, C), x.dtype, zero=True)
+    xp[:, 1:H + 1, 1:W + 1] = x
     exact = H == m * th and W == m * tw
     y = out if exact else scratch(("wino_y", m), (N, m * th, m * tw, F), out.dtype)
     parts = _chunks(N, th, tw, a, C, F, x.itemsize, _parallel._nthreads)
@@ -187,29 +141,28 @@ def conv3x3(x: np.ndarray, u: np.ndarray, m: int, b, out: np.ndarray) -> np.ndar
 
 
 def _chunk(xp, u, m, b, y, r0, r1, tw):
-    n, C, F = xp.shape[0], xp.shape[4], u.shape[2]
+    n, C, F = xp.shape[0], xp.shape[3], u.shape[2]
     a, rows = m + 2, r1 - r0
     T = n * rows * tw
     dt = xp.dtype
-    # rows pass: t[k] = Σ_r Bᵀ[k, r] · padded row m·t + r (whole rows, phase-major columns)
-    t = scratch(("wino_t", m), (a, n, rows, m, tw + 1, C), dt)
-    tmp = scratch(("wino_tt", m), (2, n, rows, m, tw + 1, C), dt)
-    _BT[m]([xp[:, m * r0 + r: m * r1 + r: m] for r in range(a)], t, tmp)
-    # columns pass, all k at once: v[k, l] = Σ_c Bᵀ[l, c] · t[k] column m·j + c, which is
-    # phase c % m, tile j + c // m: contiguous runs of tw·C
-    v = scratch(("wino_v", m), (a, a, n, rows, tw, C), dt)
-    tmp2 = scratch(("wino_vt", m), (2, a, n, rows, tw, C), dt)
-    _BT[m]([t[:, :, :, c % m, c // m: c // m + tw] for c in range(a)],
-           [v[:, l_] for l_ in range(a)], tmp2)
-    prod_ = scratch(("wino_m", m), (a, a, T, F), dt)
-    np.matmul(v.reshape(a * a, T, C), u, out=prod_.reshape(a * a, T, F))
+    kb, ka = _kron(m, dt)
+    # two buffers, each used twice: tiles → transformed input, products → output tiles
+    size = a * a * T * max(C, F)
+    buf0, buf1 = scratch(("wino_0", m), (size,), dt), scratch(("wino_1", m), (size,), dt)
+    # the (m+2)² overlapping tiles of the chunk, tap-major: d[i, j, n, ty, tx, c] =
+    # xp[n, m·ty + i, m·tx + j, c] (a strided view; one copy makes it a GEMM operand)
+    st = xp.strides
+    tiles = np.ndarray((a, a, n, rows, tw, C), dt, xp, m * r0 * st[1],
+                       (st[1], st[2], st[0], m * st[1], m * st[2], st[3]))
+    d = buf0[:a * a * T * C].reshape(a * a, T * C)
+    np.copyto(d.reshape(tiles.shape), tiles)
+    v = buf1[:a * a * T * C].reshape(a * a, T, C)
+    np.matmul(kb, d, out=v.reshape(a * a, T * C))
+    prod_ = buf0[:a * a * T * F].reshape(a * a, T, F)
+    np.matmul(v, u, out=prod_)
     if b is not None:
-        prod_[1, 1] += b                        # Aᵀ's column 1 is all ones
-    # back, all l at once: s[i, l] = Σ_k Aᵀ[i, k] · M[k, l]; then y[i, j] = Σ_l Aᵀ[j, l] · s[i, l]
-    s = scratch(("wino_s", m), (m, a, T, F), dt)
-    tmp3 = scratch(("wino_st", m), (5, a, T, F), dt)
-    _AT[m]([prod_[k] for k in range(a)], s, tmp3)
+        prod_[a + 1] += b                       # Aᵀ's column 1 is all ones: every output gets it
+    yt = buf1[:m * m * T * F].reshape(m * m, T * F)
+    np.matmul(ka, prod_.reshape(a * a, T * F), out=yt)
     yv = y[:, m * r0: m * r1].reshape(n, rows, m, tw, m, F).transpose(2, 4, 0, 1, 3, 5)
-    s6 = s.reshape(m, a, n, rows, tw, F)
-    _AT[m]([s6[:, l_] for l_ in range(a)], [yv[:, j] for j in range(m)],
-           [tt[:m].reshape(m, n, rows, tw, F) for tt in tmp3])
+    np.copyto(yv, yt.reshape(m, m, n, rows, tw, F))

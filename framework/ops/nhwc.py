@@ -39,14 +39,11 @@ def choose_algo(w_shape, k, stride, pad, dilate, groups, data_layout,
                 in_shape: tuple | None = None) -> str:
     """The `_hs_conv2d` algorithm for a weight (F, C/g, kh, kw), from the weight and, when the
     example input's (NCHW) shape is known, its size: Winograd where it pays (ops/_winograd.py),
-    so that the graph holds only the transformed weight. "Pays" depends on how GEMMs will be
-    parallelised, read from the threading set up when the graph is optimised (the server sets
-    its BLAS policy before loading models)."""
+    so that the graph holds only the transformed weight."""
     F, C = w_shape[:2]
     if in_shape is not None and len(in_shape) == 4 and data_layout == "NHWC" \
             and _winograd.ok(k, stride, pad, dilate, groups):
-        m = _winograd.choose_tile(in_shape[0], in_shape[2], in_shape[3], C, F,
-                                  _parallel.gemm_parallel())
+        m = _winograd.choose_tile(in_shape[0], in_shape[2], in_shape[3], C, F)
         if m:
             return _WINO_ALGO[m]
     if groups == 1 and data_layout == "NHWC" and tuple(stride) == (1, 1) \
@@ -175,7 +172,7 @@ def _wino_tile(x, w, k, stride, pad, dilate, data_layout, N, H, W, C, F) -> int:
     if (data_layout != "NHWC" or not _winograd.ok(k, stride, pad, dilate, 1)
             or x.dtype != w.dtype or x.dtype.kind != "f" or x.dtype.itemsize < 4):
         return 0
-    return _winograd.choose_tile(N, H, W, C, F, _parallel.gemm_parallel())
+    return _winograd.choose_tile(N, H, W, C, F)
 
 
 _SMALL_M = 256                  # output pixels below which a GEMM is split over output channels

@@ -153,7 +153,6 @@ def test_example_shapes_pick_winograd_and_keep_only_its_weight(monkeypatch):
     """With the example input's shape (optimize_for passes it), wide 3x3 convolutions become
     Winograd: the graph holds the transformed weight only, and the output is unchanged."""
     import framework as mx
-    monkeypatch.setattr(_parallel, "gemm_parallel", lambda: False)   # serial GEMMs
     from framework.gluon import nn
     net = nn.HybridSequential()
     net.add(nn.Conv2D(64, 3, padding=1, in_channels=64, activation="relu"),
