@@ -175,3 +175,32 @@ def test_without_example_shapes_the_algorithm_is_chosen_per_call():
     new, _ = to_channels_last(sym, params)
     assert all(n.attrs.get("algo") in ("gemm", "gemm1x1", "shift") for n in new.topo()
                if n.opname == "_hs_conv2d")
+
+
+def test_optimized_block_with_shared_1x1_weight_exports_and_reloads(tmp_path):
+    """optimize_for + export writes the 1x1 conv's own weight and its BatchNorm scale; the
+    exported graph reloads through SymbolBlock.imports and gives the same output."""
+    import json
+
+    import framework as mx
+    from framework.gluon import SymbolBlock, nn
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(32, 3, padding=1, in_channels=8), nn.Activation("relu"),
+            nn.Conv2D(16, 1, strides=2, use_bias=False, in_channels=32),
+            nn.BatchNorm(in_channels=16), nn.Activation("relu"))
+    net.initialize(mx.init.Xavier())
+    rng = np.random.default_rng(5)
+    for p in net.collect_params().values():
+        if p.name.endswith(("gamma", "beta", "running_mean", "running_var")):
+            p.set_data(mx.np.array(rng.uniform(0.5, 1.5, p.shape).astype("f")))
+    x = mx.np.array(rng.standard_normal((2, 8, 9, 9)).astype("f"))
+    ref = net(x).asnumpy()
+    net.optimize_for(x, backend="hybridserve", static_alloc=True, static_shape=True)
+    np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=1e-4, atol=1e-5)
+    net.export(str(tmp_path / "m"))
+    nodes = json.loads((tmp_path / "m-symbol.json").read_text())["nodes"]
+    ones = [n for n in nodes if n["op"] == "_hs_conv2d" and n["attrs"]["algo"] == "gemm1x1"]
+    assert len(ones) == 1 and ones[0]["attrs"]["with_scale"] == "1"
+    back = SymbolBlock.imports(str(tmp_path / "m-symbol.json"), ["data"],
+                               str(tmp_path / "m-0000.params"))
+    np.testing.assert_allclose(back(x).asnumpy(), ref, rtol=1e-4, atol=1e-5)
