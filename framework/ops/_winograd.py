@@ -42,9 +42,8 @@ def choose_tile(N: int, H: int, W: int, C: int, F: int) -> int:
     """0 (use im2col + GEMM), 2 or 4: the tile that pays for this layer (measured on ResNet
     shapes against im2col, serially and on 2 BLAS threads, bench/RESULTS.md). The tiles' batched
     GEMMs need wide channels and enough tiles to run near BLAS speed; F(4, 3)'s transformed
-    weight is 4x the 3x3 weight, so it is kept to narrower layers; images under 14 pixels waste
-    too much on padding their tile grid."""
-    if C < 64 or F < 64 or H < 14 or W < 14:
+    weight is 4x the 3x3 weight, so it is kept to narrower layers."""
+    if C < 64 or F < 64:
         return 0
     if N * -(-H // 4) * -(-W // 4) >= 40 and C <= 128 and F <= 128:
         return 4
