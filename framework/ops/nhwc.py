@@ -36,12 +36,14 @@ from .registry import register
 ACTS = ("none", "relu", "clip", "sigmoid", "tanh")
 
 def choose_algo(w_shape, k, stride, pad, dilate, groups, data_layout,
-                in_shape: tuple | None = None) -> str:
+                in_shape: tuple | None = None, dtype=np.float32) -> str:
     """The `_hs_conv2d` algorithm for a weight (F, C/g, kh, kw), from the weight and, when the
     example input's (NCHW) shape is known, its size: Winograd where it pays (ops/_winograd.py),
-    so that the graph holds only the transformed weight."""
+    so that the graph holds only the transformed weight — in float32/float64 only (its
+    transforms lose too much precision in float16, and NumPy has no float16 BLAS)."""
     F, C = w_shape[:2]
     if in_shape is not None and len(in_shape) == 4 and data_layout == "NHWC" \
+            and np.dtype(dtype).kind == "f" and np.dtype(dtype).itemsize >= 4 \
             and _winograd.ok(k, stride, pad, dilate, groups):
         m = _winograd.choose_tile(in_shape[0], in_shape[2], in_shape[3], C, F)
         if m:

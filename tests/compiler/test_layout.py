@@ -204,3 +204,23 @@ def test_optimized_block_with_shared_1x1_weight_exports_and_reloads(tmp_path):
     back = SymbolBlock.imports(str(tmp_path / "m-symbol.json"), ["data"],
                                str(tmp_path / "m-0000.params"))
     np.testing.assert_allclose(back(x).asnumpy(), ref, rtol=1e-4, atol=1e-5)
+
+
+def test_float16_graphs_keep_im2col():
+    """Winograd is chosen for float32/float64 weights only: float16 keeps im2col (and stays
+    within float16 precision of the plain graph)."""
+    import framework as mx
+    from framework.gluon import nn
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(64, 3, padding=1, in_channels=64, activation="relu"),
+            nn.Conv2D(64, 3, padding=1, in_channels=64))
+    net.initialize(mx.init.Xavier())
+    net.cast("float16")
+    x = mx.np.array(np.random.default_rng(2).random((1, 64, 16, 16)).astype("float16"))
+    ref = net(x).asnumpy().astype(np.float32)
+    net.optimize_for(x, backend="hybridserve", static_alloc=True, static_shape=True)
+    got = net(x).asnumpy()
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float32), ref, rtol=5e-3, atol=5e-3)
+    algos = {n.parsed.algo for n in net._cached_graph[1].topo() if n.opname == "_hs_conv2d"}
+    assert algos == {"gemm"}

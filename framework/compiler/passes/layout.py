@@ -127,7 +127,7 @@ def to_channels_last(sym: Symbol, params: dict[str, np.ndarray],
             return None                      # grouped convs of NCHW values stay as they are
         algo = choose_algo(w.shape, a.kernel, a.stride or (1, 1), a.pad or (0, 0),
                            a.dilate or (1, 1), a.num_group, layout,
-                           shapes.get((id(n.inputs[0][0]), n.inputs[0][1])))
+                           shapes.get((id(n.inputs[0][0]), n.inputs[0][1])), w.dtype)
         if algo == "gemm" and layout == "NHWC" and shares_weight(a):
             algo, wentry = "gemm1x1", ins[1]      # the block's own weight, viewed transposed
         else:
