@@ -3,9 +3,10 @@
 
 Two builds of one export (optimize_for, backend 'hybridserve') run ALTERNATELY in one process:
 the model's own Winograd choice against im2col everywhere. Every `_hs_conv2d` call is timed;
-the table keeps, per conv geometry, the best of the rounds for each build. On a shared VM,
-separate processes differ by 10–20 % for identical code (vCPU placement), so comparisons are
-only trusted inside one process like this.
+the table keeps, per conv geometry, the best of the rounds for each build. On this VM separate
+processes differ by 10–20 % for identical code, and even four identical builds alternating in
+one process came out 39–49 ms on ResNet-18: trust only differences well beyond that (stage 1
+of ResNet-18: 7 ms with Winograd against 14 ms with im2col, every run).
 
 With `--gemms`, every `np.matmul` of the model's own build is timed instead and grouped by
 shape (batch, M, K, N), with its GFLOP/s: which GEMMs run below BLAS speed.
