@@ -165,11 +165,13 @@ def _pool_flops(a, ins, outs):
 
 
 def pool_nhwc(a, x, out=None):
-    """Max / avg / sum pooling of channels-last 2-D data (N, H, W, C) without a padded copy: per
-    kernel offset one np.maximum / np.add over that offset's valid output range (strided views
-    whose inner axis is the contiguous channel vector)."""
+    """Max / avg / sum pooling of channels-last 2-D data (N, H, W, C) without a padded copy.
+    The window reduction is separable: first along W into a per-thread scratch (one sample's
+    needed rows at a time, so it stays in cache), then along H into the output; per pass one
+    np.maximum / np.add per kernel offset over that offset's valid range (strided views whose
+    inner axis is the contiguous channel vector) — kh + kw passes instead of kh·kw."""
     from . import _parallel
-    from .nhwc import _row_parts, part_taps
+    from ._nhwc_util import _row_parts, scratch
     N, H, W, C = x.shape
     t = a.pool_type
     dt = x.dtype
@@ -187,30 +189,20 @@ def pool_nhwc(a, x, out=None):
     oshape = (N,) + osp + (C,)
     if out is None or out.shape != oshape or out.dtype != dt:
         out = np.empty(oshape, dt)
-    geo = ((H, W), osp, tuple(k), tuple(stride), tuple(lo), (1, 1))
     op = np.maximum if t == "max" else np.add
+    fill = np.finfo(dt).min if t == "max" else 0
     prts = _row_parts(N, osp[0], out.size * len(k))
 
     def run(i):
         n0, n1, r0, r1 = prts[i]
-        o = out[n0:n1, r0:r1]
-        xs = x[n0:n1]
-        ptp = part_taps(*geo, r0, r1)
-        full = None
-        for tap in ptp:
-            if tap[2][0] == slice(0, r1 - r0) and tap[2][1] == slice(0, osp[1]):
-                full = tap
-                break
-        if full is not None:
-            np.copyto(o, xs[(slice(None),) + full[3]])
-        elif t == "max":
-            o.fill(np.finfo(dt).min)
-        else:
-            o.fill(0)
-        for tap in ptp:
-            if tap is not full:
-                ov = o[(slice(None),) + tap[2]]
-                op(ov, xs[(slice(None),) + tap[3]], out=ov)
+        # input rows the output rows [r0, r1) read, and the row offset of the first one
+        a0 = max(0, r0 * stride[0] - lo[0])
+        b0 = min(H, (r1 - 1) * stride[0] - lo[0] + k[0])
+        tmp = scratch(("pool_w",), (max(b0 - a0, 0), osp[1], C), dt)
+        for n in range(n0, n1):
+            _pool_axis(x[n, a0:b0], tmp, 1, k[1], stride[1], lo[1], op, fill)
+            _pool_axis(tmp, out[n, r0:r1], 0, k[0], stride[0], a0 + lo[0] - r0 * stride[0],
+                       op, fill)
     _parallel.run(run, len(prts))
     if t == "avg":
         inc = True if a.count_include_pad is None else a.count_include_pad
@@ -223,6 +215,28 @@ def pool_nhwc(a, x, out=None):
         else:
             out /= div[None, :, :, None]
     return out
+
+
+def _pool_axis(src, dst, axis, k, s, lo, op, fill):
+    """dst[..., o, ...] = op over j < k of src[..., o·s + j − lo, ...] along `axis`, over the
+    valid positions only; outputs no offset reaches keep `fill`."""
+    from ._nhwc_util import tap_range
+    n_in, n_out = src.shape[axis], dst.shape[axis]
+    lead = (slice(None),) * axis
+    taps = []
+    for j in range(k):
+        o0, o1, i0 = tap_range(n_in, n_out, j, s, lo)
+        if o1 > o0:
+            taps.append((o0, o1, slice(i0, i0 + (o1 - o0 - 1) * s + 1, s)))
+    full = next((tp for tp in taps if tp[0] == 0 and tp[1] == n_out), None)
+    if full is not None:
+        np.copyto(dst, src[lead + (full[2],)])
+    else:
+        dst.fill(fill)
+    for tp in taps:
+        if tp is not full:
+            d = dst[lead + (slice(tp[0], tp[1]),)]
+            op(d, src[lead + (tp[2],)], out=d)
 
 
 def _nhwc_fast(a, x):
