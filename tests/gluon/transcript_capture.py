@@ -11,25 +11,15 @@ import builtins
 import contextlib
 import io
 import os
-import re
 import textwrap
 import traceback
 import warnings
-import zipfile
 
 import numpy as onp
 
 import framework as mx
-
-MAX_MSG = 6000
-
-
-def qualname(t) -> str:
-    mod = getattr(t, "__module__", "")
-    if mod in ("builtins", None, ""):
-        return t.__qualname__
-    return f"{mod}.{t.__qualname__}"
-
+from interop.transcript_common import (MAX_MSG, error_desc, normalize, npz_members,  # noqa: F401
+                                       npz_summary, qualname, timing_filter)
 
 def is_array(v) -> bool:
     return isinstance(v, mx.np.ndarray)
@@ -88,48 +78,6 @@ def print_arg(a):
 
 def nb_print(*args, **kwargs):
     builtins.print(*[print_arg(a) for a in args], **kwargs)
-
-
-def error_desc(e: BaseException) -> dict:
-    msg = str(e)
-    if len(msg) > MAX_MSG:
-        msg = msg[:MAX_MSG] + "...<truncated>"
-    mro = [qualname(c) for c in type(e).__mro__ if c not in (object, BaseException)]
-    return {"type": qualname(type(e)), "message": msg, "mro": mro}
-
-
-def npz_members(path: str) -> list[str]:
-    with zipfile.ZipFile(path) as z:
-        return [i.filename for i in z.infolist()]
-
-
-def npz_summary(path: str) -> list:
-    out = []
-    with onp.load(path) as f:
-        for name in npz_members(path):
-            key = name[:-4] if name.endswith(".npy") else name
-            a = f[key]
-            out.append([name, list(a.shape), str(a.dtype)])
-    return out
-
-
-_ADDR = re.compile(r" at 0x[0-9a-f]+")
-_UUID = re.compile(r"[0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12}")
-
-
-def normalize(v):
-    """Remove run-to-run noise: object addresses and uuid-based variable names."""
-    if isinstance(v, str):
-        return _UUID.sub("<uuid>", _ADDR.sub(" at 0x...", v))
-    if isinstance(v, list):
-        return [normalize(i) for i in v]
-    if isinstance(v, dict):
-        return {k: normalize(i) for k, i in v.items()}
-    return v
-
-
-def timing_filter(text: str) -> str:
-    return re.sub(r"\d+\.\d+ sec", "<t> sec", text)
 
 
 PREAMBLE = """\

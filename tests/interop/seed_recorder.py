@@ -13,7 +13,6 @@ import tempfile
 import textwrap
 import traceback
 import warnings
-import zipfile
 
 # Some MXNet messages print Python sets (unused params, unknown inputs): make
 # their order reproducible by pinning the hash seed (re-exec once).
@@ -24,23 +23,17 @@ if os.environ.get("PYTHONHASHSEED") != "0":
 import numpy as onp  # noqa: E402
 import mxnet as mx  # noqa: E402
 from mxnet import npx  # noqa: E402
+from transcript_common import (MAX_MSG, error_desc, normalize, npz_members,  # noqa: E402,F401
+                               npz_summary, qualname, timing_filter)
 
 npx.set_np()
 
 RECORDS = []
-MAX_MSG = 6000
 
 
 # --------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------
-def qualname(t):
-    mod = getattr(t, "__module__", "")
-    if mod in ("builtins", None, ""):
-        return t.__qualname__
-    return f"{mod}.{t.__qualname__}"
-
-
 def is_array(v):
     return isinstance(v, (mx.np.ndarray, mx.nd.NDArray))
 
@@ -126,14 +119,6 @@ def capture_fd2():
         box["text"] = re.sub(r"^\[\d\d:\d\d:\d\d\] ", "[hh:mm:ss] ", text, flags=re.M)
 
 
-def error_desc(e):
-    msg = str(e)
-    if len(msg) > MAX_MSG:
-        msg = msg[:MAX_MSG] + "...<truncated>"
-    mro = [qualname(c) for c in type(e).__mro__ if c not in (object, BaseException)]
-    return {"type": qualname(type(e)), "message": msg, "mro": mro}
-
-
 PREAMBLE = """\
 import mxnet as mx
 from mxnet import np, npx, gluon
@@ -204,37 +189,3 @@ class Notebook:
         status = "ERR " + err["type"] if err else "ok"
         sys.__stderr__.write(f"[{status:>30}] {id_}\n")
         return rec
-
-
-def npz_members(path):
-    with zipfile.ZipFile(path) as z:
-        return [i.filename for i in z.infolist()]
-
-
-def npz_summary(path):
-    out = []
-    with onp.load(path) as f:
-        for name in npz_members(path):
-            key = name[:-4] if name.endswith(".npy") else name
-            a = f[key]
-            out.append([name, list(a.shape), str(a.dtype)])
-    return out
-
-
-_ADDR = re.compile(r" at 0x[0-9a-f]+")
-_UUID = re.compile(r"[0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12}")
-
-
-def normalize(v):
-    """Remove run-to-run noise: object addresses and uuid-based variable names."""
-    if isinstance(v, str):
-        return _UUID.sub("<uuid>", _ADDR.sub(" at 0x...", v))
-    if isinstance(v, list):
-        return [normalize(i) for i in v]
-    if isinstance(v, dict):
-        return {k: normalize(i) for k, i in v.items()}
-    return v
-
-
-def timing_filter(text):
-    return re.sub(r"\d+\.\d+ sec", "<t> sec", text)
