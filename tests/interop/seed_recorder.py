@@ -3,7 +3,6 @@ notebook-like `Notebook` whose `step` runs one cell and appends its record (disp
 warnings, error, native stderr, values) to `RECORDS`, and the normalisation applied before
 the transcript is written. Importing it pins PYTHONHASHSEED (re-exec) and sets NumPy mode."""
 import ast
-import builtins
 import contextlib
 import io
 import os
@@ -23,8 +22,9 @@ if os.environ.get("PYTHONHASHSEED") != "0":
 import numpy as onp  # noqa: E402
 import mxnet as mx  # noqa: E402
 from mxnet import npx  # noqa: E402
-from transcript_common import (MAX_MSG, error_desc, normalize, npz_members,  # noqa: E402,F401
-                               npz_summary, qualname, timing_filter)
+from transcript_common import (ValueForms, error_desc, normalize,  # noqa: E402,F401
+                               npz_members, npz_summary, qualname,
+                               timing_filter)
 
 npx.set_np()
 
@@ -47,56 +47,9 @@ def array_desc(v):
     return d
 
 
-def contains_array(v, depth=0):
-    if depth > 5:
-        return False
-    if is_array(v):
-        return True
-    if isinstance(v, (list, tuple)):
-        return any(contains_array(i, depth + 1) for i in v)
-    if isinstance(v, dict):
-        return any(contains_array(i, depth + 1) for i in v.values())
-    return False
-
-
-def describe(v):
-    """Display form of a value: repr unless arrays are involved."""
-    if is_array(v):
-        return array_desc(v)
-    if isinstance(v, (list, tuple)) and contains_array(v):
-        return {"type": qualname(type(v)), "items": [describe(i) for i in v]}
-    if isinstance(v, dict) and contains_array(v):
-        return {"type": qualname(type(v)), "items": {str(k): describe(i) for k, i in v.items()}}
-    return {"type": qualname(type(v)), "repr": repr(v)}
-
-
-def jsonable(v, depth=0):
-    if depth > 8:
-        return repr(v)
-    if v is None or isinstance(v, (bool, int, str)):
-        return v
-    if isinstance(v, float):
-        return v
-    if is_array(v):
-        return array_desc(v)
-    if isinstance(v, (list, tuple)):
-        return [jsonable(i, depth + 1) for i in v]
-    if isinstance(v, dict):
-        return {str(k): jsonable(i, depth + 1) for k, i in v.items()}
-    if isinstance(v, onp.generic):
-        return v.item()
-    return repr(v)
-
-
-def print_arg(a):
-    if is_array(a):
-        d = array_desc(a)
-        return f"<ndarray shape={tuple(d['shape'])} dtype={d['dtype']}>"
-    return a
-
-
-def nb_print(*args, **kwargs):
-    builtins.print(*[print_arg(a) for a in args], **kwargs)
+_forms = ValueForms(is_array, array_desc)
+contains_array, describe, jsonable = _forms.contains_array, _forms.describe, _forms.jsonable
+print_arg, nb_print = _forms.print_arg, _forms.nb_print
 
 
 @contextlib.contextmanager

@@ -4,6 +4,7 @@ framework: exception descriptions, .npz summaries and the normalisation of run-t
 NumPy and the standard library only, so that both sides import this one copy."""
 from __future__ import annotations
 
+import builtins
 import re
 import zipfile
 
@@ -59,3 +60,58 @@ def normalize(v):
 
 def timing_filter(text: str) -> str:
     return re.sub(r"\d+\.\d+ sec", "<t> sec", text)
+
+
+class ValueForms:
+    """How a recorded value is shown (notebook display, JSON, print arguments), given how the
+    framework at hand recognises and describes its arrays: arrays become their description
+    (random values differ run to run), everything else its repr or JSON value."""
+
+    def __init__(self, is_array, array_desc):
+        self.is_array, self.array_desc = is_array, array_desc
+
+    def contains_array(self, v, depth: int = 0) -> bool:
+        if depth > 5:
+            return False
+        if self.is_array(v):
+            return True
+        if isinstance(v, (list, tuple)):
+            return any(self.contains_array(i, depth + 1) for i in v)
+        if isinstance(v, dict):
+            return any(self.contains_array(i, depth + 1) for i in v.values())
+        return False
+
+    def describe(self, v):
+        """Display form of a value: repr unless arrays are involved."""
+        if self.is_array(v):
+            return self.array_desc(v)
+        if isinstance(v, (list, tuple)) and self.contains_array(v):
+            return {"type": qualname(type(v)), "items": [self.describe(i) for i in v]}
+        if isinstance(v, dict) and self.contains_array(v):
+            return {"type": qualname(type(v)),
+                    "items": {str(k): self.describe(i) for k, i in v.items()}}
+        return {"type": qualname(type(v)), "repr": repr(v)}
+
+    def jsonable(self, v, depth: int = 0):
+        if depth > 8:
+            return repr(v)
+        if v is None or isinstance(v, (bool, int, str, float)):
+            return v
+        if self.is_array(v):
+            return self.array_desc(v)
+        if isinstance(v, (list, tuple)):
+            return [self.jsonable(i, depth + 1) for i in v]
+        if isinstance(v, dict):
+            return {str(k): self.jsonable(i, depth + 1) for k, i in v.items()}
+        if isinstance(v, onp.generic):
+            return v.item()
+        return repr(v)
+
+    def print_arg(self, a):
+        if self.is_array(a):
+            d = self.array_desc(a)
+            return f"<ndarray shape={tuple(d['shape'])} dtype={d['dtype']}>"
+        return a
+
+    def nb_print(self, *args, **kwargs):
+        builtins.print(*[self.print_arg(a) for a in args], **kwargs)
