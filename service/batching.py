@@ -62,6 +62,7 @@ class Batcher:
         self._closed = False
         self._last_size = 0
         self._busy = 0                      # executions running now
+        self._rest_ready = False            # the last batch left ready rows for the next slot
 
     def start(self) -> None:
         self._wakeup = asyncio.Event()
@@ -105,7 +106,9 @@ class Batcher:
                 continue
             first = self._items[0]
             deadline = first.t0 + self.max_delay
-            while self._worth_waiting() and self._ready_size(first.key) < self.target:
+            # rows left over from a shared-out batch go at once: their batch was already formed
+            while (not self._rest_ready and self._worth_waiting()
+                   and self._ready_size(first.key) < self.target):
                 remaining = deadline - loop.time()
                 if remaining <= 0:
                     break
@@ -114,7 +117,9 @@ class Batcher:
                     await asyncio.wait_for(self._wakeup.wait(), remaining)
                 except asyncio.TimeoutError:
                     break
-            items = self._take(first.key)
+            share = self._share(first.key)
+            self._rest_ready = share < self._ready_size(first.key)
+            items = self._take(first.key, share)
             self._last_size = sum(it.batch for it in items)
             if not items:
                 self._slots.release()
@@ -139,13 +144,25 @@ class Batcher:
                     break
         return n
 
-    def _take(self, key: tuple) -> list[_Item]:
+    def _share(self, key: tuple) -> int:
+        """Rows to take now. A batch that runs on an inference thread (not inline) while other
+        execution slots are idle takes only its share of the ready rows: the rest becomes the
+        next batch, on the next idle thread, so the cores work in parallel instead of one
+        batch running alone (a heavy model's cost per row barely drops with batch size)."""
+        ready = self._ready_size(key)
+        idle = self._concurrency - self._busy - 1          # our own slot is already taken
+        if idle <= 0 or ready <= 1 or self._inline(ready):
+            return self.max_batch_size
+        return -(-ready // (idle + 1))
+
+    def _take(self, key: tuple, limit: int | None = None) -> list[_Item]:
+        limit = self.max_batch_size if limit is None else min(limit, self.max_batch_size)
         taken, keep, total = [], deque(), 0
         while self._items:
             it = self._items.popleft()
             if it.future.done():            # cancelled by its client
                 continue
-            if it.key == key and total + it.batch <= self.max_batch_size:
+            if it.key == key and total + it.batch <= (limit if taken else self.max_batch_size):
                 taken.append(it)
                 total += it.batch
             else:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -144,3 +145,41 @@ def test_concurrent_unbatched_requests_get_their_own_results(server, http):
     for ref, r in zip(serial, asyncio.run(go())):
         assert r.status_code == 200
         np.testing.assert_array_equal(np.array(r.json()["outputs"][0]["data"]).reshape(ref.shape), ref)
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_batcher_shares_ready_rows_among_idle_inference_threads(inline):
+    """Eight rows queue while one slot of three is busy: a model that runs on the inference
+    threads gets two batches of four on the two idle slots (both cores busy) instead of one
+    batch of eight; a model cheap enough to run inline keeps the single batch."""
+    seen = []
+    gate = threading.Event()
+
+    def run(a):
+        if a[0].shape[1] == 3:         # the lone first request holds its slot until released
+            gate.wait(5)
+        time.sleep(0.02)
+        return [a[0] * 2]
+
+    async def go():
+        pool = ThreadPoolExecutor(3)
+        b = Batcher(run, pool, max_batch_size=8, max_delay_us=200_000, preferred=[],
+                    max_queue=64, concurrency=3,
+                    on_execution=lambda size, ns, n: seen.append(size),
+                    inline=lambda n: inline and n > 1)
+        b.start()
+        first = asyncio.create_task(b.submit([np.zeros((1, 3), np.float32)], 1))
+        await asyncio.sleep(0.02)
+        xs = [np.full((1, 2), i, np.float32) for i in range(8)]
+        rest = [asyncio.create_task(b.submit([x], 1)) for x in xs]
+        res = await asyncio.gather(*rest)
+        gate.set()
+        await first
+        await b.stop()
+        pool.shutdown()
+        return xs, res
+
+    xs, res = asyncio.run(go())
+    for x, (rows, _, _) in zip(xs, res):
+        np.testing.assert_array_equal(rows[0], x * 2)
+    assert sorted(seen) == ([1, 8] if inline else [1, 4, 4])
