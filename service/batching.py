@@ -118,7 +118,7 @@ class Batcher:
                 except asyncio.TimeoutError:
                     break
             share = self._share(first.key)
-            self._rest_ready = share < self._ready_size(first.key)
+            self._rest_ready = share < min(self.max_batch_size, self._ready_size(first.key))
             items = self._take(first.key, share)
             self._last_size = sum(it.batch for it in items)
             if not items:
