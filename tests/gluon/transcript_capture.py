@@ -6,18 +6,15 @@ The recorder ran every record under real MXNet 2.0.0b1; this module runs the sam
 """
 from __future__ import annotations
 
-import ast
 import contextlib
 import io
-import os
 import textwrap
-import traceback
 import warnings
 
 import numpy as onp
 
 import framework as mx
-from interop.transcript_common import (ValueForms, error_desc, normalize,  # noqa: F401
+from interop.transcript_common import (ValueForms, normalize, run_cell,  # noqa: F401
                                        npz_members, npz_summary, qualname,
                                        timing_filter)
 
@@ -55,35 +52,16 @@ class Notebook:
         rec: dict = {"id": id_}
         record: dict = {}
         self.ns["record"] = record
-        values: dict = {}
         out = io.StringIO()
-        err = None
-        display, has_display = None, False
         with warnings.catch_warnings(record=True) as wlist:
             warnings.simplefilter("always")
             with contextlib.redirect_stdout(out):
-                try:
-                    tree = ast.parse(code)
-                    last = None
-                    if tree.body and isinstance(tree.body[-1], ast.Expr):
-                        last = ast.Expression(tree.body.pop().value)
-                    exec(compile(tree, f"<{id_}>", "exec"), self.ns)
-                    if last is not None:
-                        val = eval(compile(last, f"<{id_}>", "eval"), self.ns)
-                        if val is not None:
-                            display, has_display = describe(val), True
-                except Exception as e:  # noqa: BLE001 - record everything
-                    err = error_desc(e)
-                    tb = traceback.extract_tb(e.__traceback__)
-                    rec["error_where"] = [f"{f.name}:{os.path.basename(f.filename)}" for f in tb[-3:]]
-                if err is None:
-                    for expr in extra:
-                        try:
-                            values[expr] = describe(eval(expr, self.ns))
-                        except Exception as e:  # noqa: BLE001
-                            values[expr] = {"error": error_desc(e)}
-        if has_display:
-            rec["display"] = display
+                ran = run_cell(self.ns, code, id_, describe, extra)
+        err, values = ran.get("error"), ran["values"]
+        if "error_where" in ran:
+            rec["error_where"] = ran["error_where"]
+        if "display" in ran:
+            rec["display"] = ran["display"]
         text = timing_filter(out.getvalue())
         if text:
             rec["stdout"] = text

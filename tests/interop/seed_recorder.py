@@ -2,7 +2,6 @@
 notebook-like `Notebook` whose `step` runs one cell and appends its record (display, stdout,
 warnings, error, native stderr, values) to `RECORDS`, and the normalisation applied before
 the transcript is written. Importing it pins PYTHONHASHSEED (re-exec) and sets NumPy mode."""
-import ast
 import contextlib
 import io
 import os
@@ -10,7 +9,6 @@ import re
 import sys
 import tempfile
 import textwrap
-import traceback
 import warnings
 
 # Some MXNet messages print Python sets (unused params, unknown inputs): make
@@ -22,7 +20,7 @@ if os.environ.get("PYTHONHASHSEED") != "0":
 import numpy as onp  # noqa: E402
 import mxnet as mx  # noqa: E402
 from mxnet import npx  # noqa: E402
-from transcript_common import (ValueForms, error_desc, normalize,  # noqa: E402,F401
+from transcript_common import (ValueForms, normalize, run_cell,  # noqa: E402,F401
                                npz_members, npz_summary, qualname,
                                timing_filter)
 
@@ -91,39 +89,17 @@ class Notebook:
         rec = {"id": id_, "source": source or self.source, "code": code}
         record = {}
         self.ns["record"] = record
-        values = {}
         out = io.StringIO()
-        err = None
-        display = None
-        has_display = False
         with capture_fd2() as native, warnings.catch_warnings(record=True) as wlist:
             warnings.simplefilter("always")
             with contextlib.redirect_stdout(out):
-                try:
-                    tree = ast.parse(code)
-                    last = None
-                    if tree.body and isinstance(tree.body[-1], ast.Expr):
-                        last = ast.Expression(tree.body.pop().value)
-                    exec(compile(tree, f"<{id_}>", "exec"), self.ns)
-                    if last is not None:
-                        val = eval(compile(last, f"<{id_}>", "eval"), self.ns)
-                        if val is not None:
-                            display, has_display = describe(val), True
-                except BaseException as e:  # noqa: BLE001 - record everything
-                    if isinstance(e, KeyboardInterrupt):
-                        raise
-                    err = error_desc(e)
-                    tb = traceback.extract_tb(e.__traceback__)
-                    rec["error_where"] = [f"{f.name}:{os.path.basename(f.filename)}" for f in tb[-3:]]
-                if err is None:
-                    for expr in extra:
-                        try:
-                            values[expr] = describe(eval(expr, self.ns))
-                        except Exception as e:  # noqa: BLE001
-                            values[expr] = {"error": error_desc(e)}
+                ran = run_cell(self.ns, code, id_, describe, extra)
                 sys.stdout.flush()
-        if has_display:
-            rec["display"] = display
+        err, values = ran.get("error"), ran["values"]
+        if "error_where" in ran:
+            rec["error_where"] = ran["error_where"]
+        if "display" in ran:
+            rec["display"] = ran["display"]
         text = out.getvalue()
         if stdout_filter:
             text = stdout_filter(text)

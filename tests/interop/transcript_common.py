@@ -115,3 +115,37 @@ class ValueForms:
 
     def nb_print(self, *args, **kwargs):
         builtins.print(*[self.print_arg(a) for a in args], **kwargs)
+
+
+def run_cell(ns: dict, code: str, id_: str, describe, extra=()) -> dict:
+    """Run one notebook cell in `ns` like a notebook does (the value of a trailing expression is
+    displayed) and return what it showed: `display` (if any), `error` and `error_where` (if it
+    raised), `values` of the `extra` expressions (when it did not). The caller owns stdout,
+    warnings and stderr capture around it."""
+    import ast
+    import os
+    import traceback
+    res: dict = {"values": {}}
+    try:
+        tree = ast.parse(code)
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = ast.Expression(tree.body.pop().value)
+        exec(compile(tree, f"<{id_}>", "exec"), ns)
+        if last is not None:
+            val = eval(compile(last, f"<{id_}>", "eval"), ns)
+            if val is not None:
+                res["display"] = describe(val)
+    except BaseException as e:  # noqa: BLE001 - record everything a cell can raise
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        res["error"] = error_desc(e)
+        tb = traceback.extract_tb(e.__traceback__)
+        res["error_where"] = [f"{f.name}:{os.path.basename(f.filename)}" for f in tb[-3:]]
+        return res
+    for expr in extra:
+        try:
+            res["values"][expr] = describe(eval(expr, ns))
+        except Exception as e:  # noqa: BLE001
+            res["values"][expr] = {"error": error_desc(e)}
+    return res
