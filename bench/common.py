@@ -48,6 +48,8 @@ def per_call_us(fn: Callable[[], object], calls: int, repeats: int, warmup: int 
 def machine() -> dict:
     info = {"python": platform.python_version(), "cpus": os.cpu_count(),
             "machine": platform.machine()}
+    if hasattr(sys, "_is_gil_enabled"):          # 3.13+: say which build the figures come from
+        info["gil"] = sys._is_gil_enabled()
     try:
         for line in open("/proc/cpuinfo"):
             if line.startswith("model name"):
