@@ -11,7 +11,7 @@ thread); many concurrent requests → leave it at 1 and give each worker 1 BLAS 
 The helper threads are shared by the process; an op that finds them busy (another request is
 using them) simply runs its parts itself, so concurrent callers never wait on each other.
 
-On a free-threaded CPython (3.13t; `scripts/freethreaded.sh` builds one) the helpers spin
+On a free-threaded CPython (3.13t, 3.14t; `scripts/freethreaded.sh` builds one) the helpers spin
 between tasks, so that a hand-over costs microseconds, and the Python glue between NumPy calls
 runs on both cores too: there the intra-op threads are the faster policy for one request at a
 time at batch 1 as well (bench/RESULTS.md).
@@ -202,8 +202,9 @@ def run(fn, n: int) -> None:
 
 
 def _observed() -> bool:
-    """A profiler or debugger is attached (CPython 3.13t's cProfile was seen to hang with
-    spinning helpers): then the caller runs every part itself."""
+    """A profiler or debugger is attached: then the caller runs every part itself. Its hooks
+    run on every thread, and 3.13t's cProfile is not thread-safe (CPython gh-125165: it hung
+    here with the helpers running)."""
     mon = getattr(sys, "monitoring", None)
     return bool(sys.getprofile() or sys.gettrace() or (mon is not None and (
         mon.get_tool(mon.PROFILER_ID) or mon.get_tool(mon.DEBUGGER_ID))))
