@@ -29,10 +29,8 @@ _workers: list[threading.Thread] = []
 _tasks: queue.SimpleQueue = queue.SimpleQueue()
 _busy = threading.Lock()
 _blas_limit = None
-# On a free-threaded CPython (3.13t and later) the helpers spin for a while between tasks
-# instead of sleeping on a queue: a hand-over then costs ~6 µs instead of a thread wake-up
-# (100-300 µs on a VM), and spinning takes no GIL from the caller. With the GIL, a spinning
-# thread would hold it, so there the queue stays.
+# Without a GIL the helpers spin between tasks (~6 µs per hand-over instead of a 100-300 µs
+# thread wake-up); with one, a spinning helper would hold it, so there the queue stays.
 _SPIN = not getattr(sys, "_is_gil_enabled", lambda: True)()
 _SPIN_S = 2e-3                  # spin this long for the next task (or a helper's end), then sleep
 
@@ -84,14 +82,12 @@ def _worker() -> None:
 
 def _spawn(n: int) -> None:
     while len(_workers) < n - 1:
+        target, args = _worker, ()
         if _SPIN:
-            slot = _Slot()
-            t = threading.Thread(target=_spin_worker, args=(slot,), daemon=True,
-                                 name=f"hybridserve-op-{len(_workers)}")
-            _slots.append(slot)
-        else:
-            t = threading.Thread(target=_worker, name=f"hybridserve-op-{len(_workers)}",
-                                 daemon=True)
+            _slots.append(_Slot())
+            target, args = _spin_worker, (_slots[-1],)
+        t = threading.Thread(target=target, args=args, name=f"hybridserve-op-{len(_workers)}",
+                             daemon=True)
         t.start()
         _workers.append(t)
 
