@@ -87,8 +87,9 @@ def _descr_dtype(descr: Any, fail: Callable[[str], ParamsFormatError]) -> np.dty
 def _parse_header(text: str, fail: Callable[[str], ParamsFormatError]) -> tuple[np.dtype, tuple[int, ...], bool]:
     try:
         hdr = ast.literal_eval(text)
-    except Exception:  # SyntaxError, ValueError, MemoryError on nesting, RecursionError...
-        raise fail("npy header is not a Python literal") from None
+    except Exception as e:  # SyntaxError, ValueError, MemoryError on nesting, RecursionError...
+        raise fail(f"npy header is not a Python literal ({type(e).__name__}: "
+                   f"{str(e)[:80]}; header {text[:60]!r})") from None
     if not isinstance(hdr, dict) or set(hdr) != {"descr", "fortran_order", "shape"}:
         raise fail(f"npy header must have exactly descr/fortran_order/shape, got {str(hdr)[:80]!r}")
     shape, fortran = hdr["shape"], hdr["fortran_order"]
