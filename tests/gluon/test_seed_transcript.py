@@ -38,6 +38,7 @@ import pytest
 
 import framework as mx
 from framework.symbol import graph as _graph
+from interop.transcript_common import map_strings
 
 import transcript_capture as cap
 
@@ -127,13 +128,8 @@ _NODE_RE = re.compile(r"\bnode_(\d+)")
 
 
 def _map_types(v):
-    if isinstance(v, str):
-        return _TYPE_RE.sub(lambda m: TYPE_MAP.get(m.group(0), "framework" + m.group(1)), v)
-    if isinstance(v, list):
-        return [_map_types(i) for i in v]
-    if isinstance(v, dict):
-        return {k: _map_types(i) for k, i in v.items()}
-    return v
+    return map_strings(v, lambda s: _TYPE_RE.sub(
+        lambda m: TYPE_MAP.get(m.group(0), "framework" + m.group(1)), s))
 
 
 def _relabel_nodes(rec: dict) -> dict:

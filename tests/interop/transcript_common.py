@@ -47,15 +47,20 @@ _ADDR = re.compile(r" at 0x[0-9a-f]+")
 _UUID = re.compile(r"[0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12}")
 
 
+def map_strings(v, fn):
+    """`fn` applied to every string of a JSON-like value (lists and dict values, recursively)."""
+    if isinstance(v, str):
+        return fn(v)
+    if isinstance(v, list):
+        return [map_strings(i, fn) for i in v]
+    if isinstance(v, dict):
+        return {k: map_strings(i, fn) for k, i in v.items()}
+    return v
+
+
 def normalize(v):
     """Remove run-to-run noise: object addresses and uuid-based variable names."""
-    if isinstance(v, str):
-        return _UUID.sub("<uuid>", _ADDR.sub(" at 0x...", v))
-    if isinstance(v, list):
-        return [normalize(i) for i in v]
-    if isinstance(v, dict):
-        return {k: normalize(i) for k, i in v.items()}
-    return v
+    return map_strings(v, lambda s: _UUID.sub("<uuid>", _ADDR.sub(" at 0x...", s)))
 
 
 def timing_filter(text: str) -> str:
