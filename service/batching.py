@@ -117,8 +117,9 @@ class Batcher:
                     await asyncio.wait_for(self._wakeup.wait(), remaining)
                 except asyncio.TimeoutError:
                     break
-            share = self._share(first.key)
-            self._rest_ready = share < min(self.max_batch_size, self._ready_size(first.key))
+            ready = self._ready_size(first.key)
+            share = self._share(ready)
+            self._rest_ready = share < min(self.max_batch_size, ready)
             items = self._take(first.key, share)
             self._last_size = sum(it.batch for it in items)
             if not items:
@@ -144,12 +145,11 @@ class Batcher:
                     break
         return n
 
-    def _share(self, key: tuple) -> int:
+    def _share(self, ready: int) -> int:
         """Rows to take now. A batch that runs on an inference thread (not inline) while other
         execution slots are idle takes only its share of the ready rows: the rest becomes the
         next batch, on the next idle thread, so the cores work in parallel instead of one
         batch running alone (a heavy model's cost per row barely drops with batch size)."""
-        ready = self._ready_size(key)
         idle = self._concurrency - self._busy - 1          # our own slot is already taken
         if idle <= 0 or ready <= 1 or self._inline(ready):
             return self.max_batch_size

@@ -8,12 +8,15 @@ MXNet's per-window counts, computed separably per axis.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
 from ..base import OperatorError, ShapeError
 from ._nnutil import OptBool, OptInt, OptShape, OptStr, channel_last, prod, spatial, \
     to_channel_first, to_channel_last
+from . import _parallel
+from ._nhwc_util import _row_parts, scratch, tap_range
 from .attrs import Bool, Shape, Str
 from .conv import LAYOUTS, pad_spatial
 from .registry import register
@@ -170,8 +173,6 @@ def pool_nhwc(a, x, out=None):
     needed rows at a time, so it stays in cache), then along H into the output; per pass one
     np.maximum / np.add per kernel offset over that offset's valid range (strided views whose
     inner axis is the contiguous channel vector) — kh + kw passes instead of kh·kw."""
-    from . import _parallel
-    from ._nhwc_util import _row_parts, scratch
     N, H, W, C = x.shape
     t = a.pool_type
     dt = x.dtype
@@ -220,15 +221,8 @@ def pool_nhwc(a, x, out=None):
 def _pool_axis(src, dst, axis, k, s, lo, op, fill):
     """dst[..., o, ...] = op over j < k of src[..., o·s + j − lo, ...] along `axis`, over the
     valid positions only; outputs no offset reaches keep `fill`."""
-    from ._nhwc_util import tap_range
-    n_in, n_out = src.shape[axis], dst.shape[axis]
     lead = (slice(None),) * axis
-    taps = []
-    for j in range(k):
-        o0, o1, i0 = tap_range(n_in, n_out, j, s, lo)
-        if o1 > o0:
-            taps.append((o0, o1, slice(i0, i0 + (o1 - o0 - 1) * s + 1, s)))
-    full = next((tp for tp in taps if tp[0] == 0 and tp[1] == n_out), None)
+    taps, full = _axis_taps(src.shape[axis], dst.shape[axis], k, s, lo)
     if full is not None:
         np.copyto(dst, src[lead + (full[2],)])
     else:
@@ -237,6 +231,18 @@ def _pool_axis(src, dst, axis, k, s, lo, op, fill):
         if tp is not full:
             d = dst[lead + (slice(tp[0], tp[1]),)]
             op(d, src[lead + (tp[2],)], out=d)
+
+
+@lru_cache(maxsize=1024)
+def _axis_taps(n_in, n_out, k, s, lo):
+    """The kernel offsets of one pooling axis that reach any output: (output start, output end,
+    input slice) each, and the one that covers every output (or None) — once per geometry."""
+    taps = []
+    for j in range(k):
+        o0, o1, i0 = tap_range(n_in, n_out, j, s, lo)
+        if o1 > o0:
+            taps.append((o0, o1, slice(i0, i0 + (o1 - o0 - 1) * s + 1, s)))
+    return tuple(taps), next((tp for tp in taps if tp[0] == 0 and tp[1] == n_out), None)
 
 
 def _nhwc_fast(a, x):
