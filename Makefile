@@ -18,7 +18,7 @@ bench:              ## framework benchmarks side by side with MXNet 1.9.1 (when 
 	.venv/bin/python bench/zoo_bench.py --models resnet18_v1,resnet50_v1
 
 demo-models:        ## rebuild the demo models of model_store/ with hybridserve itself
-	.venv/bin/python -m service.demo model_store
+	.venv/bin/python -m service.cli.demo model_store
 
 bench-server:       ## server load benchmark (wrk) vs MMS, loopback only
 	.venv/bin/python bench/server/run.py

@@ -1,6 +1,7 @@
 """hybridserve's model server: MXNet exports served over the Open Inference Protocol v2.
 
-The web layer (`app.py`, `routers/`) is thin; the core (`store`, `registry`, `runner`,
-`batching`, `protocol`) has no HTTP in it so the CLI and tests can drive it directly.
+Packages by concern, each importing only those before it (README.md draws them): `protocol`
+(the wire format), `repository` (the on-disk store), `runtime` (models in memory), `core`
+(the transport-free core: inference, store sync, management), `api` (HTTP) and `cli`.
 """
 __version__ = "0.1.0"

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from framework.symbol.infer import infer_shapes
+
 from .errors import BadRequest
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
@@ -94,5 +96,4 @@ def check_activations(sym, known: dict[str, tuple[int, ...]], max_elements: int,
 
 def _tolerant_shapes(sym, known: dict[str, tuple[int, ...]]) -> dict[tuple[int, int], tuple]:
     """Forward shape inference that skips nodes it cannot infer instead of failing."""
-    from framework.symbol.infer import infer_shapes
     return infer_shapes(sym, known, tolerant=True)

@@ -45,7 +45,7 @@ class Settings(BaseSettings):
     inline_max_flops: int = 2_000_000
     # BLAS threads per call (threadpoolctl, each worker). None: cores // (workers ×
     # inference_threads × intra_op_threads), at least 1, so concurrent GEMMs never
-    # oversubscribe the cores (service/threads.py); 0: the BLAS library's own default
+    # oversubscribe the cores (service/runtime/threads.py); 0: the BLAS library's own default
     blas_threads: Optional[int] = None
     # threads one forward's heavy ops are split over when they are idle (framework intra-op
     # parallelism; an op whose helpers are busy runs unsplit). 1: off — under concurrent

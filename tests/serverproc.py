@@ -54,7 +54,7 @@ def inproc_server(store: Path, **overrides) -> Iterator[SimpleNamespace]:
     fields (defaults here: warning log level, 2 inference threads)."""
     import uvicorn
 
-    from service.app import create_app
+    from service.api.app import create_app
     from service.settings import Settings
     port = free_port()
     settings = Settings(**{"model_store": store, "port": port, "log_level": "warning",

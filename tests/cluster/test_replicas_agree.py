@@ -115,7 +115,7 @@ def test_restart_spares_the_other_replicas_upload(pair, tmp_path):
     """A replica's startup recovery removes its own and dead owners' debris, never a live
     replica's staging directory."""
     a, b = pair
-    from service.owner import owner_prefix
+    from service.repository.owner import owner_prefix
     staging = a.store / ".staging"
     staging.mkdir(exist_ok=True)
     prefix = owner_prefix()                            # this test process: alive, same host

@@ -1,5 +1,5 @@
 """framework.io.atomic.write_atomic: all or nothing, the temp file's prefix, the hook between the
-write and the rename (service/manifest.py's crash point uses it)."""
+write and the rename (service/repository/manifest.py's crash point uses it)."""
 from __future__ import annotations
 
 import os

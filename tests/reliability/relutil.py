@@ -61,8 +61,8 @@ def debris(root: Path) -> list[str]:
 def check_consistent(root: Path) -> dict[str, list[str]]:
     """The store after recovery: no debris, every version directory complete and loadable,
     the manifest agreeing with the directories. Returns {model: versions}."""
-    from service.runner import Runner
-    from service.store import ModelStore
+    from service.runtime.runner import Runner
+    from service.repository.store import ModelStore
     assert not debris(root), f"debris left after recovery: {debris(root)}"
     st = ModelStore(root, create=False)
     models = {m: st.versions(m) for m in st.models()}

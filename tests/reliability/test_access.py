@@ -98,8 +98,8 @@ def test_token_compared_in_constant_time(guarded, monkeypatch):
 
 
 def test_loopback_by_default_and_fail_closed():
-    from service.app import create_app
-    from service.cli import _loopback
+    from service.api.app import create_app
+    from service.cli.main import _loopback
     from service.settings import Settings
     assert Settings(_env_file=None).host == "127.0.0.1"
     assert _loopback("127.0.0.1") and _loopback("::1") and _loopback("localhost")
@@ -109,7 +109,7 @@ def test_loopback_by_default_and_fail_closed():
 
 
 def test_cli_refuses_open_inference_auth_without_token(monkeypatch, capsys):
-    from service.cli import main
+    from service.cli.main import main
     monkeypatch.setenv("HYBRIDSERVE_AUTH_INFERENCE", "true")
     monkeypatch.delenv("HYBRIDSERVE_AUTH_TOKEN", raising=False)
     assert main(["serve", "--model-store", "model_store"]) == 2

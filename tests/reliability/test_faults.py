@@ -1,5 +1,5 @@
 """Faults: the server is SIGKILLed at every step of an upload, a replace and a delete
-(`HYBRIDSERVE_CRASH_AT`, see service/faults.py), at random moments of large uploads, and in
+(`HYBRIDSERVE_CRASH_AT`, see service/repository/faults.py), at random moments of large uploads, and in
 the middle of inference under load; after a restart the store is consistent (no debris, every
 version complete and loadable, manifest agreeing), nothing committed is lost, and it serves.
 A model whose forward raises affects no other model.
@@ -19,6 +19,8 @@ import numpy as np
 import pytest
 
 from serverproc import ServerProc
+from service.repository.recovery import recover
+from service.repository.store import ModelStore
 
 from .relutil import (MX1, check_consistent, fixture_files, inproc_server, make_store,
                       mlp_body, record)
@@ -33,12 +35,11 @@ POINTS = {"upload.received": ("upload", ["1"]), "upload.validated": ("upload", [
 
 def seeded_store(tmp_path):
     """mlp + fc (version 1, a real MXNet 1.9.1 export), with its manifest written."""
-    from service.store import ModelStore
     store = make_store(tmp_path / "store", ("mlp",))
     (store / "fc" / "1").mkdir(parents=True)
     for f in FC:
         shutil.copy(MX1 / f, store / "fc" / "1" / f)
-    ModelStore(store).recover()                 # publishes the first manifest
+    recover(ModelStore(store))                 # publishes the first manifest
     return store
 
 

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from serverproc import STORE, copy_store, inproc_server
+from service.repository.store import ModelStore
+from service.runtime.runner import Runner
 
 
 @pytest.fixture(scope="session")
@@ -32,8 +34,6 @@ def triton(server):
 @pytest.fixture(scope="session")
 def mlp_ref():
     """Reference outputs of the demo MLP computed directly with the framework."""
-    from service.runner import Runner
-    from service.store import ModelStore
     st = ModelStore(STORE, create=False)
     r = Runner.load("mlp", "1", st.files("mlp", "1"), st.read_config("mlp"))
     return lambda x: r.run([np.ascontiguousarray(x, dtype=np.float32)])[0]

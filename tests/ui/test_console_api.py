@@ -12,7 +12,7 @@ from serverproc import ROOT, copy_store, inproc_server
 
 from .uihelpers import FIXTURES
 
-STATIC = ROOT / "service" / "static"
+STATIC = ROOT / "service" / "api" / "static"
 
 
 @pytest.fixture(scope="module")
@@ -159,7 +159,7 @@ def test_token_guards_the_api_but_not_the_page(tmp_path):
 
 
 def test_missing_assets_are_a_clear_404(monkeypatch, http, tmp_path):
-    from service.routers import ui
+    from service.api.routers import ui
     monkeypatch.setattr(ui, "STATIC", tmp_path)
     r = http.get("/ui/")
     assert r.status_code == 404 and "not part of this install" in r.json()["error"]

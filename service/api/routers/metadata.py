@@ -1,0 +1,35 @@
+"""Server metadata, model metadata and model configuration."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request
+
+from ... import __version__
+from ...protocol.schemas import ERRORS, ModelMetadata, ServerMetadata
+from ._common import core_of, json_response, require_reader, versioned
+
+router = APIRouter(tags=["metadata"], dependencies=[Depends(require_reader)])
+
+EXTENSIONS = ["binary_tensor_data", "model_repository", "statistics", "model_configuration",
+              "classification", "parameters", "model_summary", "model_inspection",
+              "model_upload"]
+
+
+@router.get("/v2", response_model=ServerMetadata)
+async def server_metadata(request: Request):
+    return json_response({"name": core_of(request).settings.server_name,
+                          "version": __version__, "extensions": EXTENSIONS})
+
+
+async def model_metadata(request: Request, name: str, version: str | None = None):
+    reg = core_of(request).registry
+    mv = reg.get(name, version)
+    return json_response(mv.runner.metadata(reg.ready_versions(name)))
+
+
+async def model_config(request: Request, name: str, version: str | None = None):
+    mv = core_of(request).registry.get(name, version)
+    return json_response(mv.runner.config.to_triton())
+
+
+versioned(router, "", model_metadata, ["GET"], response_model=ModelMetadata, responses=ERRORS)
+versioned(router, "/config", model_config, ["GET"], responses=ERRORS)

@@ -1,0 +1,28 @@
+"""`GET /v2/models/{name}[/versions/{v}]/summary[?format=text&batch_size=N]`."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import PlainTextResponse
+
+from ...errors import BadRequest
+from ...protocol.schemas import ERRORS, ModelSummary
+from ...runtime.summary import render_text
+from ._common import core_of, json_response, require_reader, versioned
+
+router = APIRouter(tags=["summary"], dependencies=[Depends(require_reader)])
+
+
+async def summary(request: Request, name: str, version: str | None = None,
+                  format: str = Query("json", pattern="^(json|text)$"),
+                  batch_size: int = Query(1, ge=1, le=65536)):
+    mv = core_of(request).registry.get(name, version)
+    mbs = mv.runner.max_batch_size
+    if mbs and batch_size > mbs:
+        raise BadRequest(f"batch_size must be <= {mbs} for model '{name}'")
+    s = mv.runner.summary(batch_size)
+    if format == "text":
+        return PlainTextResponse(render_text(s))
+    return json_response(s)
+
+
+versioned(router, "/summary", summary, ["GET"], response_model=ModelSummary, responses=ERRORS)

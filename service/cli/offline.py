@@ -1,0 +1,195 @@
+"""Offline subcommands (no server): summary, validate, predict, inspect, convert.
+
+Each takes a model either from a store (`NAME --model-store DIR [--version V]`) or from files
+(`--symbol F [--params F] [--config F]`), loads it exactly as the server does (same checks,
+same warm-up, progress on stderr), and reports. Inputs for predict/inspect: `.npy` (one
+input), `.npz` (keyed by input name), or `.json` — `{"input name": nested list}`, a bare
+nested list (one input), or an Open Inference Protocol infer body. Errors are one line on
+stderr and exit status 1.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+from framework.base import MXNetError
+
+from ..errors import BadRequest, ServiceError
+from ..protocol.codec import InferInput, parse_request
+from ..protocol.datatypes import v2_datatype
+from ..repository.config import parse_config
+from ..repository.store import ModelFiles, ModelStore
+from ..runtime.inspection import inspect_model
+from ..runtime.runner import Runner
+from ..runtime.summary import render_text
+from .progress import Progress
+
+
+def _add_model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", nargs="?", help="model name in the store")
+    p.add_argument("--model-store", default="model_store")
+    p.add_argument("--version", help="version (default: highest)")
+    p.add_argument("--symbol", help="a *-symbol.json file (instead of a store model)")
+    p.add_argument("--params", help="the matching .params file")
+    p.add_argument("--config", help="a config.json")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
+
+def _load(args: argparse.Namespace) -> Runner:
+    cfg = parse_config(Path(args.config).read_bytes()) if args.config else None
+    if args.symbol:
+        files = ModelFiles(Path(args.symbol), Path(args.params) if args.params else None)
+        name = args.name or Path(args.symbol).name.removesuffix("-symbol.json")
+        version = args.version or "1"
+    else:
+        if not args.name:
+            raise BadRequest("give a model name (with --model-store) or --symbol/--params files")
+        store = ModelStore(args.model_store, create=False, read_only=True)
+        versions = store.versions(args.name)
+        if not versions:
+            raise BadRequest(f"model {args.name!r} has no versions in {store.root}")
+        name, version = args.name, args.version or versions[-1]
+        files, cfg = store.files(name, version), cfg or store.read_config(name)
+    progress = Progress(f"{name}/{version}", quiet=getattr(args, "quiet", False))
+    r = Runner.load(name, version, files, cfg, progress=progress)
+    progress.done(f"loaded in {r.load_seconds:.2f}s")
+    return r
+
+
+def _from_json(runner: Runner, raw: bytes) -> list[InferInput]:
+    doc = orjson.loads(raw)
+    if isinstance(doc, dict) and "inputs" in doc:          # an infer request body
+        return parse_request(raw, None, 1 << 31).inputs
+    if isinstance(doc, list):
+        if len(runner.inputs) != 1:
+            raise BadRequest(f"a bare list gives one input; the model takes "
+                             f"{[s.name for s in runner.inputs]}")
+        doc = {runner.inputs[0].name: doc}
+    if not isinstance(doc, dict):
+        raise BadRequest("a JSON input is {name: nested list}, a nested list or an infer body")
+    out = []
+    for s in runner.inputs:
+        if s.name not in doc:
+            raise BadRequest(f"input file lacks '{s.name}'")
+        a = np.asarray(doc[s.name], dtype=s.dtype)
+        out.append(InferInput(s.name, s.datatype, a.shape, a))
+    return out
+
+
+def _inputs(runner: Runner, path: str | None) -> list[np.ndarray]:
+    """Arrays in the model's input order, checked exactly as a request would be."""
+    if path is None:
+        raise BadRequest("--input FILE is required (.npy for one input, .npz keyed by input "
+                         "name, or .json)")
+    if path.endswith(".json"):
+        given = _from_json(runner, Path(path).read_bytes())
+    else:
+        z = np.load(path, allow_pickle=False)
+        if isinstance(z, np.ndarray):
+            if len(runner.inputs) != 1:
+                raise BadRequest(f"a .npy file gives one input; the model takes "
+                                 f"{[s.name for s in runner.inputs]}: use .npz")
+            z = {runner.inputs[0].name: z}
+        given = [InferInput(k, v2_datatype(np.asarray(z[k]).dtype), np.asarray(z[k]).shape,
+                            np.asarray(z[k])) for k in (z.files if hasattr(z, "files") else z)]
+    arrays, _ = runner.validate(given)
+    return arrays
+
+
+def _dump(doc) -> None:
+    print(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode())
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    s = _load(args).summary(args.batch_size)
+    if args.json:
+        _dump(s)
+    else:
+        sys.stdout.write(render_text(s))
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    r = _load(args)
+    _dump({"name": r.name, "version": r.version, "valid": True, "warm": r.warm,
+           "load_seconds": round(r.load_seconds, 4),
+           "config": r.config.model_dump(exclude_none=True)})
+    return 0
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    r = _load(args)
+    outs = r.run(_inputs(r, args.input))
+    if args.output:
+        np.savez(args.output, **{s.name: np.asarray(o) for s, o in zip(r.outputs, outs)})
+    else:
+        print(orjson.dumps({s.name: np.asarray(o) for s, o in zip(r.outputs, outs)},
+                           option=orjson.OPT_SERIALIZE_NUMPY).decode())
+    return 0
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    r = _load(args)
+    params = {"filter": args.filter, "regex": args.regex, "monitor_all": args.monitor_all,
+              "include_values": args.max_values > 0, "max_values": args.max_values}
+    _dump(inspect_model(r, _inputs(r, args.input), params, 100_000, 1_000_000))
+    return 0
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    """Re-export a model with the framework: a 1.x export as 2.x (npz params, 2.x JSON) or a
+    2.x export as 1.x (legacy NDArray-list params, 1.x JSON)."""
+    r = _load(args)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    files = r.block.export(args.out, epoch=args.epoch, format=args.format)
+    _dump({"format": args.format, "symbol": files[0], "params": files[1]})
+    return 0
+
+
+def run(func, args: argparse.Namespace) -> int:
+    """Run a subcommand; model and input problems are one line on stderr, exit status 1."""
+    try:
+        return func(args)
+    except ServiceError as e:
+        msg = e.message
+    except (MXNetError, OSError, ValueError) as e:
+        msg = f"{type(e).__name__}: {e}"
+    print(f"hybridserve {args.cmd}: error: {msg}", file=sys.stderr)
+    return 1
+
+
+def add_commands(sub) -> None:
+    p = sub.add_parser("summary", help="print a model's layer table")
+    _add_model_args(p)
+    p.add_argument("--batch-size", type=int, default=1)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_summary)
+    p = sub.add_parser("validate", help="load and warm a model as the server would (exit 1 "
+                                        "if it would be refused)")
+    _add_model_args(p)
+    p.set_defaults(func=cmd_validate)
+    p = sub.add_parser("predict", help="run a model on .npy/.npz/.json input")
+    _add_model_args(p)
+    p.add_argument("--input")
+    p.add_argument("--output", help="write outputs to this .npz instead of printing JSON")
+    p.set_defaults(func=cmd_predict)
+    p = sub.add_parser("inspect", help="per-op tensor statistics for one input")
+    _add_model_args(p)
+    p.add_argument("--input")
+    p.add_argument("--filter", help="substring of node name or op (case-insensitive)")
+    p.add_argument("--regex", action="store_true",
+                   help="--filter is a regular expression (case-insensitive)")
+    p.add_argument("--monitor-all", action="store_true", help="op inputs too")
+    p.add_argument("--max-values", type=int, default=0, help="include up to N values")
+    p.set_defaults(func=cmd_inspect)
+    p = sub.add_parser("convert", help="re-export a model in MXNet 2.x or 1.x format")
+    _add_model_args(p)
+    p.add_argument("--out", required=True, help="output prefix (writes PREFIX-symbol.json, "
+                                                "PREFIX-NNNN.params)")
+    p.add_argument("--format", choices=["2.x", "1.x"], default="2.x")
+    p.add_argument("--epoch", type=int, default=0)
+    p.set_defaults(func=cmd_convert)

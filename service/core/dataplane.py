@@ -1,0 +1,218 @@
+"""The transport-free core: store + registry + metrics + the inference path.
+
+Routers translate HTTP into calls here; the CLI and tests can use it without a server.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from framework.base import MXNetError
+
+from ..errors import BadRequest, ServiceError, Timeout, Unavailable
+from ..protocol.codec import InferRequest, OutputTensor, classify, encode_response
+from ..protocol.datatypes import v2_datatype
+from ..repository.recovery import recover
+from ..repository.store import ModelStore
+from ..runtime.inspection import inspect_model
+from ..runtime.metrics import Metrics
+from ..runtime.registry import ModelVersion, Registry
+from ..runtime.runner import Runner
+from ..runtime.threads import AppliedPolicy
+from ..runtime.threads import apply as apply_thread_policy
+from ..settings import Settings
+from .sync import StoreSync
+
+log = logging.getLogger("hybridserve.core")
+_timeout = getattr(asyncio, "timeout", None)
+
+
+def _timed(fn, arrays):
+    t = time.perf_counter_ns()
+    out = fn(arrays)
+    return out, time.perf_counter_ns() - t
+
+
+class Core:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.store = ModelStore(settings.resolved_store(), read_only=settings.store_read_only,
+                                stale_s=settings.staging_stale_s,
+                                max_config_bytes=settings.max_config_bytes)
+        self.metrics = Metrics()
+        self.infer_pool = ThreadPoolExecutor(max(1, settings.inference_threads),
+                                             thread_name_prefix="hybridserve-infer")
+        self.registry = Registry(self.store, settings, self.metrics, self.infer_pool)
+        self.sync = StoreSync(self.store, self.registry, self.metrics, self.mgmt_lock)
+        self._mgmt_locks: dict[str, asyncio.Lock] = {}
+        self._threads: AppliedPolicy | None = None
+        self._poller: asyncio.Task | None = None
+        self._old_switch: float | None = None
+
+    def mgmt_lock(self, name: str) -> asyncio.Lock:
+        return self._mgmt_locks.setdefault(name, asyncio.Lock())
+
+    async def start(self) -> None:
+        if self.settings.gil_switch_interval_s > 0:
+            self._old_switch = sys.getswitchinterval()
+            sys.setswitchinterval(self.settings.gil_switch_interval_s)
+        self._threads = apply_thread_policy(self.settings)
+        loop = asyncio.get_running_loop()
+        if self.store.read_only:
+            log.warning("model store %s is read-only: serving it; uploads, deletes and config "
+                        "changes will be refused", self.store.root)
+        else:
+            await loop.run_in_executor(None, recover, self.store)
+        if self.settings.load_on_startup:
+            await self.sync.tick(force=True)
+        else:
+            await self.sync.baseline()
+        self.registry.initial_load_done = True
+        if self.settings.poll_seconds() > 0:
+            self._poller = loop.create_task(self._poll())
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.poll_seconds())
+            try:
+                await self.sync.tick()
+            except Exception:  # noqa: BLE001 - polling must survive anything
+                log.exception("store poll failed")
+
+    async def stop(self) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
+        await self.registry.close()
+        self.infer_pool.shutdown(wait=True)
+        if self._threads is not None:
+            self._threads.restore()
+        if self._old_switch is not None:
+            sys.setswitchinterval(self._old_switch)
+
+    # -- inference -----------------------------------------------------------------------------
+    async def infer(self, name: str, version: str | None,
+                    req: InferRequest) -> tuple[bytes, dict[str, str], str]:
+        t0 = time.perf_counter_ns()
+        mv = self.registry.get(name, version)
+        runner, stats = mv.runner, mv.stats
+        requests, latency, queue_hist, batch_hist = self.metrics.model(name, mv.version)
+        requests.inc()
+        try:
+            arrays, batch = runner.validate(req.inputs)
+            selected = self._select_outputs(runner, req)
+            t1 = time.perf_counter_ns()
+            queue_ns = 0
+            if mv.batcher is not None and batch:
+                outs, queue_ns, _ = await self._bounded(mv.batcher.submit(arrays, batch))
+                queue_hist.observe(queue_ns / 1e9)
+            else:
+                outs, infer_ns = await self._execute(mv, arrays, batch or 1)
+                stats.execution(batch or 1, infer_ns)
+                batch_hist.observe(batch or 1)
+            t2 = time.perf_counter_ns()
+            tensors = []
+            for k, oname, binary, cls in selected:
+                arr = outs[k]
+                if cls:
+                    arr = classify(arr, cls)
+                tensors.append(OutputTensor(oname, v2_datatype(arr.dtype), arr, binary))
+            resp = encode_response(name, mv.version, req.id, tensors)
+            t3 = time.perf_counter_ns()
+            stats.request_done(True, t3 - t0, queue_ns, t1 - t0, t3 - t2)
+            latency.observe((t3 - t0) / 1e9)
+            return resp
+        except Exception as e:
+            err = self._client_error(e)
+            stats.request_done(False, time.perf_counter_ns() - t0)
+            self.metrics.failed(name, mv.version, err.status if err is not None else 500)
+            if err is not None and err is not e:
+                raise err from None
+            raise
+
+    @staticmethod
+    def _client_error(e: Exception) -> ServiceError | None:
+        """Framework errors during a run are caused by the request's data: 400, not 500."""
+        if isinstance(e, ServiceError):
+            return e
+        if isinstance(e, MXNetError):
+            return BadRequest(f"inference failed: {e}"[:2000])
+        if isinstance(e, MemoryError):
+            return Unavailable("inference failed: not enough memory for this request now")
+        return None
+
+    def _select_outputs(self, runner: Runner, req: InferRequest) -> list[tuple]:
+        if req.outputs is None:
+            return [(k, s.name, req.binary_output, 0) for k, s in enumerate(runner.outputs)]
+        sel = []
+        for ro in req.outputs:
+            k = runner.output_index.get(ro.name)
+            if k is None:
+                raise BadRequest(f"unexpected inference output '{ro.name}' for model "
+                                 f"'{runner.name}'; outputs are {list(runner.output_index)}")
+            sel.append((k, ro.name, req.binary_output if ro.binary is None else ro.binary,
+                        ro.classification))
+        return sel
+
+    async def _execute(self, mv: ModelVersion, arrays: list[np.ndarray], n: int):
+        runner = mv.runner
+        fl = runner.flops_per_item
+        if fl is not None and fl * n <= self.settings.inline_max_flops:
+            return _timed(runner.run, arrays)       # cheaper than a thread hop
+        return await self._bounded(self._submit(mv, _timed, runner.run, arrays))
+
+    def _submit(self, mv: ModelVersion, fn, *args) -> asyncio.Future:
+        """Run `fn` in the inference pool, admitting at most the model's queue length (plus
+        one per thread) at once: beyond it 503 + Retry-After instead of an unbounded queue.
+        A request that timed out still counts until its thread is done with it."""
+        db = mv.runner.config.dynamic_batching
+        limit = ((db.max_queue_size if db and db.max_queue_size else None)
+                 or self.settings.default_max_queue_size) + self.settings.inference_threads
+        if mv.inflight >= limit:
+            raise Unavailable(f"model '{mv.name}' has {mv.inflight} requests queued or running "
+                              f"(limit {limit}); retry later")
+        mv.inflight += 1
+        loop = asyncio.get_running_loop()
+        cf = self.infer_pool.submit(fn, *args)
+
+        def done() -> None:
+            mv.inflight -= 1
+
+        def on_done(_f) -> None:
+            try:
+                loop.call_soon_threadsafe(done)
+            except RuntimeError:            # loop closed: shutting down
+                pass
+        cf.add_done_callback(on_done)
+        return asyncio.wrap_future(cf)
+
+    async def _bounded(self, aw):
+        t = self.settings.inference_timeout_s
+        if not t:
+            return await aw
+        try:
+            if _timeout is not None:       # 3.11+: a timer handle, no extra task per request
+                async with _timeout(t):
+                    return await aw
+            return await asyncio.wait_for(aw, t)
+        except (asyncio.TimeoutError, TimeoutError):
+            raise Timeout(f"inference did not finish within {t} s") from None
+
+    # -- inspection ----------------------------------------------------------------------------
+    async def inspect(self, name: str, version: str | None, req: InferRequest) -> dict:
+        mv: ModelVersion = self.registry.get(name, version)
+        arrays, _ = mv.runner.validate(req.inputs)
+        s = self.settings
+        try:
+            return await self._bounded(self._submit(
+                mv, inspect_model, mv.runner, arrays, req.parameters,
+                s.inspect_max_records, s.inspect_max_values))
+        except Exception as e:
+            err = self._client_error(e)
+            if err is not None and err is not e:
+                raise err from None
+            raise

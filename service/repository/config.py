@@ -1,0 +1,131 @@
+"""Per-model configuration (`<store>/<model>/config.json`), ours or Triton's JSON form.
+
+Our form lists full shapes (batch dim included, -1 = free); Triton's (`input`/`output` with
+`data_type` and `dims` that omit the batch dim when `max_batch_size > 0`) is accepted too, since
+`tritonclient.load_model(config=...)` sends it.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..errors import BadRequest
+from ..protocol.datatypes import V2_TO_NUMPY, from_triton_type, triton_type
+
+
+class TensorSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=256)
+    datatype: str = "FP32"
+    # None = unknown rank (accept any shape); -1 = free dim
+    shape: Optional[list[int]] = None
+
+    @field_validator("datatype")
+    @classmethod
+    def _dt(cls, v: str) -> str:
+        if v not in V2_TO_NUMPY:
+            raise ValueError(f"unknown datatype {v!r}")
+        return v
+
+    @field_validator("shape")
+    @classmethod
+    def _shape(cls, v):
+        if v is not None and (len(v) > 32 or any(d < -1 for d in v)):
+            raise ValueError("shape dims must be >= -1 (at most 32 dims)")
+        return v
+
+
+class DynamicBatching(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    max_queue_delay_microseconds: int = Field(default=500, ge=0, le=10_000_000)
+    preferred_batch_size: list[int] = Field(default_factory=list)
+    max_queue_size: Optional[int] = Field(default=None, ge=1)
+
+
+class ModelConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: Optional[str] = None
+    platform: str = "mxnet_mxnet"
+    description: str = ""
+    inputs: list[TensorSpec] = Field(default_factory=list)
+    outputs: list[TensorSpec] = Field(default_factory=list)
+    max_batch_size: int = Field(default=0, ge=0, le=1_000_000)
+    dynamic_batching: Optional[DynamicBatching] = None
+    parameters: dict[str, Any] = Field(default_factory=dict)
+
+    def to_json_bytes(self) -> bytes:
+        return orjson.dumps(self.model_dump(exclude_none=True), option=orjson.OPT_INDENT_2)
+
+    def to_triton(self) -> dict:
+        """Triton's model-config JSON (what `get_model_config` returns)."""
+        batched = self.max_batch_size > 0
+
+        def spec(t: TensorSpec) -> dict:
+            dims = list(t.shape) if t.shape is not None else [-1]
+            if batched and dims:
+                dims = dims[1:]
+            return {"name": t.name, "data_type": triton_type(t.datatype), "dims": dims}
+
+        doc: dict[str, Any] = {"name": self.name, "platform": self.platform,
+                               "backend": "hybridserve", "max_batch_size": self.max_batch_size,
+                               "input": [spec(t) for t in self.inputs],
+                               "output": [spec(t) for t in self.outputs],
+                               "description": self.description}
+        if self.dynamic_batching is not None:
+            doc["dynamic_batching"] = self.dynamic_batching.model_dump(exclude_none=True)
+        return doc
+
+
+def _from_triton(doc: dict) -> dict:
+    mbs = int(doc.get("max_batch_size", 0) or 0)
+
+    def spec(t: dict) -> dict:
+        if not isinstance(t, dict) or "name" not in t:
+            raise BadRequest("config: each input/output needs a 'name'")
+        dims = [int(d) for d in t.get("dims", [])] if "dims" in t else None
+        if dims is not None and mbs > 0:
+            dims = [-1] + dims
+        return {"name": t["name"], "datatype": from_triton_type(t.get("data_type", "TYPE_FP32")),
+                "shape": dims}
+
+    out: dict[str, Any] = {"name": doc.get("name"), "max_batch_size": mbs,
+                           "inputs": [spec(t) for t in doc.get("input", [])],
+                           "outputs": [spec(t) for t in doc.get("output", [])]}
+    if "description" in doc:
+        out["description"] = str(doc["description"])
+    db = doc.get("dynamic_batching")
+    if isinstance(db, dict):
+        out["dynamic_batching"] = {k: v for k, v in db.items()
+                                   if k in DynamicBatching.model_fields}
+    return out
+
+
+def parse_config(raw: bytes | str | dict, what: str = "config") -> ModelConfig:
+    """Validate a config document (ours or Triton's); BadRequest on any problem."""
+    if isinstance(raw, (bytes, str)):
+        try:
+            doc = orjson.loads(raw) if raw else {}
+        except orjson.JSONDecodeError as e:
+            raise BadRequest(f"{what} is not valid JSON: {e}") from None
+    else:
+        doc = raw
+    if not isinstance(doc, dict):
+        raise BadRequest(f"{what} must be a JSON object")
+    if "input" in doc or "output" in doc or "backend" in doc or "instance_group" in doc:
+        doc = _from_triton(doc)
+    try:
+        cfg = ModelConfig.model_validate(doc)
+    except ValidationError as e:
+        msgs = "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors()[:5])
+        raise BadRequest(f"invalid {what}: {msgs}") from None
+    names = [t.name for t in cfg.inputs]
+    if len(set(names)) != len(names):
+        raise BadRequest(f"invalid {what}: duplicate input names {names}")
+    db = cfg.dynamic_batching
+    if db is not None and cfg.max_batch_size == 0:
+        raise BadRequest(f"invalid {what}: dynamic_batching needs max_batch_size > 0")
+    if db is not None and any(p < 1 or p > cfg.max_batch_size for p in db.preferred_batch_size):
+        raise BadRequest(f"invalid {what}: preferred_batch_size must be within 1..max_batch_size")
+    return cfg

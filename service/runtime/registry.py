@@ -1,0 +1,283 @@
+"""Loaded models: name → version → runner (+ batcher, stats), with their states.
+
+Loads run in a dedicated thread pool, so loading (parsing, compiling, warming) one model never
+blocks the event loop or inference on other models; a reload keeps the old version serving
+until the new one is ready, and a failed reload leaves it in place.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from enum import Enum
+
+from ..errors import BadRequest, NotFound, ServiceError, Unavailable
+from ..repository.config import ModelConfig
+from ..repository.store import ModelStore, check_name
+from ..settings import Settings
+from .batching import Batcher
+from .metrics import Metrics
+from .runner import Runner
+from .stats import ModelStats
+
+log = logging.getLogger("hybridserve.registry")
+
+
+class State(str, Enum):
+    LOADING = "LOADING"
+    READY = "READY"
+    UNLOADING = "UNLOADING"
+    UNAVAILABLE = "UNAVAILABLE"
+    FAILED = "FAILED"
+
+
+@dataclass
+class ModelVersion:
+    name: str
+    version: str
+    state: State = State.UNAVAILABLE
+    reason: str = ""
+    runner: Runner | None = None
+    batcher: Batcher | None = None
+    stats: ModelStats | None = None
+    loaded_at: float = field(default_factory=time.time)
+    ident: tuple | None = None          # the version directory's identity when loaded
+    inflight: int = 0                   # unbatched requests admitted and not yet finished
+
+
+def load_limits(s: Settings) -> dict:
+    """Runner.load's keyword limits from the settings."""
+    return dict(max_nodes=s.max_graph_nodes, max_params_bytes=s.max_params_bytes,
+                max_symbol_bytes=s.max_symbol_bytes, max_json_depth=s.max_json_depth,
+                max_tensor_elements=s.max_tensor_elements,
+                max_activation_bytes=s.max_activation_bytes,
+                default_max_batch_size=s.default_max_batch_size, optimize=s.optimize_graphs,
+                buffer_sets=max(1, s.inference_threads))
+
+
+class Registry:
+    def __init__(self, store: ModelStore, settings: Settings, metrics: Metrics,
+                 infer_pool: ThreadPoolExecutor):
+        self.store, self.settings, self.metrics = store, settings, metrics
+        self.infer_pool = infer_pool
+        self.load_pool = ThreadPoolExecutor(max(1, settings.load_threads),
+                                            thread_name_prefix="hybridserve-load")
+        self.models: dict[str, dict[str, ModelVersion]] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self.unloaded: set[str] = set()     # explicitly unloaded here
+        self.initial_load_done = False      # server readiness: the startup load finished
+
+    def lock(self, name: str) -> asyncio.Lock:
+        return self._locks.setdefault(name, asyncio.Lock())
+
+    # -- lookups (hot path) --------------------------------------------------------------------
+    def get(self, name: str, version: str | None = None) -> ModelVersion:
+        entries = self.models.get(name)
+        if not entries:
+            if name in self.models or self._on_disk(name):
+                raise BadRequest(f"model '{name}' is not loaded")
+            raise NotFound(f"Model with name '{name}' does not exist.")
+        if version is None:
+            ready = [mv for mv in entries.values() if mv.state is State.READY]
+            if ready:
+                return max(ready, key=lambda mv: int(mv.version))
+            mv = max(entries.values(), key=lambda mv: int(mv.version))
+        else:
+            mv = entries.get(version)
+            if mv is None:
+                raise NotFound(f"model '{name}' has no version '{version}'")
+        if mv.state is not State.READY:
+            why = f": {mv.reason}" if mv.reason else ""
+            if mv.state is State.LOADING:
+                raise Unavailable(f"model '{name}' version {mv.version} is still loading")
+            raise BadRequest(f"model '{name}' version {mv.version} is not ready "
+                             f"({mv.state.value}{why})"[:2000])
+        return mv
+
+    def _on_disk(self, name: str) -> bool:
+        try:
+            return self.store.exists(name)
+        except ServiceError:
+            return False
+
+    def ready_versions(self, name: str) -> list[str]:
+        return sorted((v for v, mv in self.models.get(name, {}).items()
+                       if mv.state is State.READY), key=int)
+
+    def all_ready(self) -> bool:
+        """Server readiness: the startup load finished. A model that failed does not make the
+        whole server unready (it would never recover), nor does a model loading later (an
+        upload being converged on every replica must not take them all out of a balancer);
+        each model's own ready endpoint reports it."""
+        return self.initial_load_done
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    async def load(self, name: str, config: ModelConfig | None = None,
+                   only: set[str] | None = None) -> list[ModelVersion]:
+        """(Re)load the versions of a model found in the store (all, or `only` those);
+        versions gone from disk are retired. Raises if none of them becomes ready."""
+        check_name(name)
+        self.unloaded.discard(name)
+        async with self.lock(name):
+            versions = self.store.versions(name)
+            if not versions:
+                raise NotFound(f"model '{name}' has no versions in the model store")
+            if only is not None:
+                versions = [v for v in versions if v in only]
+            entries = self.models.setdefault(name, {})
+            try:
+                cfg = config if config is not None else self.store.read_config(name)
+            except ServiceError as e:
+                for v in versions:
+                    entries[v] = ModelVersion(name, v, State.FAILED, e.message)
+                raise
+            results = await asyncio.gather(*(self._load_version(name, v, cfg) for v in versions))
+            on_disk = set(self.store.versions(name))
+            for v in [v for v in entries if v not in on_disk]:     # gone from disk
+                await self._retire(entries.pop(v))
+            self.metrics.loaded.set(self._count_ready())
+            errors = [r for r in results if isinstance(r, ServiceError)]
+            if errors and len(errors) == len(results):
+                raise errors[0]
+            return [entries[v] for v in versions]
+
+    async def _load_version(self, name: str, version: str, cfg: ModelConfig | None):
+        entries = self.models[name]
+        old = entries.get(version)
+        if old is None or old.state is not State.READY:
+            entries[version] = ModelVersion(name, version, State.LOADING)
+        loop = asyncio.get_running_loop()
+        ident = None
+        try:
+            ident = self.store.version_ident(name, version)
+            files = self.store.files(name, version)
+            runner = await loop.run_in_executor(
+                self.load_pool, lambda: Runner.load(name, version, files, cfg,
+                                                    **load_limits(self.settings)))
+        except ServiceError as e:
+            return self._load_failed(name, version, old, e, ident)
+        except MemoryError:
+            return self._load_failed(name, version, old, BadRequest(
+                "cannot load model: not enough memory"), ident)
+        except Exception as e:  # noqa: BLE001 - a model bug must not take the server down
+            log.exception("loading %s/%s crashed", name, version)
+            return self._load_failed(name, version, old,
+                                     BadRequest(f"cannot load model: {e!r}"[:2000]), ident)
+        mv = ModelVersion(name, version, State.READY, runner=runner,
+                          stats=ModelStats(name, version), ident=ident)
+        mv.batcher = self._make_batcher(mv)
+        entries[version] = mv
+        self.metrics.load_time.labels(name).observe(runner.load_seconds)
+        log.info("loaded %s/%s in %.3fs (warm=%s)", name, version, runner.load_seconds, runner.warm)
+        if old is not None and old.runner is not None:
+            await self._retire(old)
+        return mv
+
+    async def install(self, name: str, version: str, runner: Runner,
+                      ident: tuple | None = None) -> ModelVersion:
+        """Serve a runner that was already loaded and validated (e.g. by an upload)."""
+        async with self.lock(name):
+            self.unloaded.discard(name)
+            runner.version = version
+            entries = self.models.setdefault(name, {})
+            old = entries.get(version)
+            mv = ModelVersion(name, version, State.READY, runner=runner,
+                              stats=ModelStats(name, version), ident=ident)
+            mv.batcher = self._make_batcher(mv)
+            entries[version] = mv
+            self.metrics.load_time.labels(name).observe(runner.load_seconds)
+            self.metrics.loaded.set(self._count_ready())
+            if old is not None and old.runner is not None:
+                await self._retire(old)
+            return mv
+
+    def _load_failed(self, name: str, version: str, old: ModelVersion | None, e: ServiceError,
+                     ident: tuple | None = None):
+        self.metrics.load_failures.labels(name).inc()
+        log.error("loading %s/%s failed: %s", name, version, e.message)
+        if old is None or old.state is not State.READY:
+            self.models[name][version] = ModelVersion(name, version, State.FAILED, e.message,
+                                                      ident=ident)
+        return e
+
+    def _make_batcher(self, mv: ModelVersion) -> Batcher | None:
+        r = mv.runner
+        db = r.config.dynamic_batching
+        if db is None or r.max_batch_size <= 0:
+            return None
+        stats, (_, _, _, batch_hist) = mv.stats, self.metrics.model(mv.name, mv.version)
+
+        def on_execution(size: int, ns: int, requests: int) -> None:
+            stats.execution(size, ns, requests)
+            batch_hist.observe(size)
+
+        limit = self.settings.inline_max_flops
+        b = Batcher(r.run, self.infer_pool, r.max_batch_size, db.max_queue_delay_microseconds,
+                    db.preferred_batch_size, db.max_queue_size or self.settings.default_max_queue_size,
+                    self.settings.inference_threads, on_execution,
+                    inline=lambda n: r.flops_per_item is not None and r.flops_per_item * n <= limit)
+        b.start()
+        return b
+
+    async def _retire(self, mv: ModelVersion) -> None:
+        mv.state = State.UNLOADING
+        if mv.batcher is not None:
+            await mv.batcher.stop()
+        mv.runner = mv.batcher = None
+        mv.state = State.UNAVAILABLE
+
+    async def unload(self, name: str) -> None:
+        check_name(name)
+        async with self.lock(name):
+            entries = self.models.get(name)
+            if entries is None:
+                if not self._on_disk(name):
+                    raise NotFound(f"Model with name '{name}' does not exist.")
+                return
+            self.unloaded.add(name)
+            for mv in entries.values():
+                if mv.runner is not None:
+                    await self._retire(mv)
+                mv.state, mv.reason = State.UNAVAILABLE, "unloaded"
+            self.metrics.loaded.set(self._count_ready())
+
+    async def forget(self, name: str, version: str | None = None) -> None:
+        """Unload and drop registry entries (before deleting files)."""
+        entries = self.models.get(name, {})
+        for v in [version] if version is not None else list(entries):
+            mv = entries.pop(v, None)
+            if mv is not None and mv.runner is not None:
+                await self._retire(mv)
+        if version is None or not entries:
+            self.models.pop(name, None)
+        self.metrics.loaded.set(self._count_ready())
+
+    def _count_ready(self) -> int:
+        return sum(mv.state is State.READY for e in self.models.values() for mv in e.values())
+
+    def index(self, ready_only: bool = False) -> list[dict]:
+        rows = []
+        names = sorted(set(self.store.models()) | set(self.models))
+        for name in names:
+            entries = self.models.get(name, {})
+            try:
+                versions = sorted(set(self.store.versions(name)) | set(entries), key=int)
+            except ServiceError:
+                versions = sorted(entries, key=int)
+            for v in versions:
+                mv = entries.get(v)
+                state = mv.state.value if mv else State.UNAVAILABLE.value
+                reason = mv.reason if mv else "not loaded"
+                if ready_only and state != "READY":
+                    continue
+                rows.append({"name": name, "version": v, "state": state, "reason": reason})
+        return rows
+
+    async def close(self) -> None:
+        for entries in self.models.values():
+            for mv in entries.values():
+                if mv.batcher is not None:
+                    await mv.batcher.stop(timeout=self.settings.graceful_timeout_s)
+        self.load_pool.shutdown(wait=False, cancel_futures=True)

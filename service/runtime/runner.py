@@ -1,0 +1,391 @@
+"""One loaded model version: a hybridized SymbolBlock whose cached op stays warm.
+
+Loading does everything that depends only on the model (parse, params, compile, optimise, warm at
+the declared shapes), so a request only validates its arrays and calls the cached op with NumPy
+arrays directly (no ndarray wrapping, no block dispatch). Requests run the `optimize_for` twin of
+the graph when it reproduces the traced graph (compiled.py); op-hook inspection always runs the
+traced graph, so it reports the model's own nodes.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from framework.base import MXNetError
+from framework.compiler.plan import Plan
+from framework.gluon import SymbolBlock
+from framework.io import ParamsFormatError, load_params, strip_prefixes
+from framework.ndarray import ndarray
+from framework.symbol.json_io import load_json
+
+from ..errors import BadRequest, Unavailable
+from ..limits import check_activations, check_json_depth
+from ..protocol.codec import InferInput
+from ..repository.config import ModelConfig
+from ..repository.store import ModelFiles
+from .compiled import BoundOp, optimised_twin, verification_inputs
+from .signature import (IOSpec, concrete, default_input, infer_outputs, looks_like_param,
+                        output_names)
+from .summary import graph_table
+
+log = logging.getLogger("hybridserve.runner")
+# MXNet's own SymbolBlock.imports warns this for every untyped data input; as noise in
+# server logs it only hides real problems
+warnings.filterwarnings("ignore", message="Cannot decide type for the following arguments",
+                        category=UserWarning)
+MAX_WARM_SIZES = 4
+
+
+def _load_error(what: str, e: Exception, hide: Path | None = None) -> BadRequest:
+    msg = str(e) if hide is None else str(e).replace(f"{hide}/", "")   # no server paths
+    return BadRequest(f"cannot load model: {what}: {msg}"[:2000])
+
+
+def _read_files(files: ModelFiles, max_nodes: int, max_params_bytes: int | None,
+                max_symbol_bytes: int, max_json_depth: int, say: Callable[[str], None]
+                ) -> tuple[object, dict[str, np.ndarray]]:
+    """The graph and the named parameters, every size checked before it is read."""
+    sym_path = Path(files.symbol)
+    size = sym_path.stat().st_size
+    if size > max_symbol_bytes:
+        raise BadRequest(f"cannot load model: symbol file '{sym_path.name}' is {size} bytes, "
+                         f"over the limit of {max_symbol_bytes}")
+    say(f"parsing graph ({size} bytes)")
+    try:
+        raw_sym = sym_path.read_bytes()
+        check_json_depth(raw_sym, max_json_depth, f"symbol file '{sym_path.name}'")
+        sym = load_json(raw_sym, max_nodes=max_nodes, max_bytes=max_symbol_bytes)
+    except (MXNetError, ValueError, RecursionError) as e:
+        raise _load_error(f"symbol file '{sym_path.name}'", e) from None
+    params: dict[str, np.ndarray] = {}
+    if files.params is None:
+        return sym, params
+    p = Path(files.params)
+    size = p.stat().st_size
+    if max_params_bytes is not None and size > max_params_bytes:
+        raise BadRequest(f"cannot load model: params file '{p.name}' is {size} bytes, over "
+                         f"the limit of {max_params_bytes}")
+    say(f"reading parameters ({size} bytes)")
+    try:
+        raw = load_params(p.read_bytes(), max_bytes=max_params_bytes)
+        if not isinstance(raw, dict):
+            raise BadRequest("cannot load model: params file has no parameter names")
+        params = {k: v for k, v in strip_prefixes(raw).items() if v is not None}
+    except (ParamsFormatError, ValueError) as e:
+        raise _load_error(f"params file '{p.name}'", e) from None
+    return sym, params
+
+
+class Runner:
+    def __init__(self, name: str, version: str, block, symbol, inputs: list[IOSpec],
+                 outputs: list[IOSpec], config: ModelConfig):
+        self.name, self.version = name, version
+        self.block, self.symbol = block, symbol
+        self.inputs, self.outputs = inputs, outputs
+        self.config = config
+        self.max_batch_size = config.max_batch_size
+        self.input_index = {s.name: k for k, s in enumerate(inputs)}
+        self.output_index = {s.name: k for k, s in enumerate(outputs)}
+        self.flops_per_item: int | None = None
+        self.warm = False
+        self.load_seconds = 0.0
+        self.optimised = False              # requests run the optimize_for twin
+        self._served: BoundOp | None = None  # what requests run, once built
+        self._plain: BoundOp | None = None   # the traced graph (inspection, reference)
+        self._built = False
+        self._lock = threading.Lock()
+        self._summaries: dict[int, dict] = {}
+
+    # -- loading -------------------------------------------------------------------------------
+    @classmethod
+    def load(cls, name: str, version: str, files: ModelFiles, config: ModelConfig | None,
+             max_nodes: int = 100_000, max_params_bytes: int | None = None,
+             default_max_batch_size: int = 0, max_symbol_bytes: int = 64 << 20,
+             max_json_depth: int = 64, max_tensor_elements: int = 64 << 20,
+             max_activation_bytes: int = 4 << 30, optimize: bool = True, buffer_sets: int = 1,
+             progress: Callable[[str], None] | None = None) -> "Runner":
+        """Parse, check, compile, optimise and warm one model version (BadRequest if it is
+        unfit). `optimize`: serve the optimize_for twin when it matches the traced graph;
+        `buffer_sets`: static buffer sets warmed per shape (= forwards that may run at once, so
+        no request thread compiles); `progress` (optional) is told each stage, for long loads."""
+        say = progress or (lambda _msg: None)
+        t0 = time.perf_counter()
+        sym, params = _read_files(files, max_nodes, max_params_bytes, max_symbol_bytes,
+                                  max_json_depth, say)
+        cfg = config or ModelConfig()
+        data_names = cls._data_names(sym, params, cfg)
+        say("building the block")
+        try:
+            block = SymbolBlock.imports(str(files.symbol), data_names,
+                                        str(files.params) if files.params else None,
+                                        ignore_extra=True)
+            block.hybridize(static_alloc=True, static_shape=True)
+        except (MXNetError, ValueError, KeyError, AssertionError, TypeError) as e:
+            raise _load_error("SymbolBlock.imports", e, Path(files.symbol).parent) from None
+        declared = {t.name: t for t in cfg.inputs}
+        inputs = [IOSpec(n, declared[n].datatype,
+                         tuple(declared[n].shape) if declared[n].shape is not None else None)
+                  if n in declared else default_input(sym, n, params) for n in data_names]
+        outputs = cls._outputs(sym, inputs, cfg)
+        effective = cls._effective_config(name, cfg, config is None, inputs, outputs,
+                                          default_max_batch_size)
+        warm_batch = max(cls._warm_sizes(effective))
+        check_activations(sym, {s.name: concrete(s.shape, warm_batch, 1) for s in inputs
+                                if s.shape is not None}, max_tensor_elements, max_activation_bytes,
+                          params={k: tuple(v.shape) for k, v in params.items()})
+        r = cls(name, version, block, sym, inputs, outputs, effective)
+        r._warm_up(explicit=bool(cfg.inputs), optimize=optimize, buffer_sets=buffer_sets,
+                   progress=say)
+        r.flops_per_item = r._estimate_flops()
+        r.load_seconds = time.perf_counter() - t0
+        return r
+
+    @staticmethod
+    def _data_names(sym, params: dict, cfg: ModelConfig) -> list[str]:
+        graph_inputs = sym.list_inputs()
+        if cfg.inputs:
+            names = [t.name for t in cfg.inputs]
+            bad = [n for n in names if n not in graph_inputs]
+            if bad:
+                raise BadRequest(f"config declares inputs {bad} that the graph does not have; "
+                                 f"graph inputs without parameters: "
+                                 f"{[n for n in graph_inputs if n not in params]}")
+            orphans = [n for n in graph_inputs if n not in params and n not in names]
+            if orphans:
+                raise BadRequest(f"graph inputs {orphans} are neither in the params file nor "
+                                 "declared as inputs in the config")
+            return names
+        names = [n for n in graph_inputs if n not in params]
+        missing = [n for n in names if looks_like_param(n)]
+        if missing:
+            raise BadRequest(f"cannot load model: the params file lacks {missing}"[:1000])
+        if not names:
+            raise BadRequest("cannot load model: the graph has no data inputs")
+        return names
+
+    @staticmethod
+    def _outputs(sym, inputs: list[IOSpec], cfg: ModelConfig) -> list[IOSpec]:
+        names = output_names(sym)
+        if cfg.outputs and len(cfg.outputs) != len(names):
+            raise BadRequest(f"config lists {len(cfg.outputs)} outputs but the graph has "
+                             f"{len(names)}: {names}")
+        if cfg.outputs:
+            names = [t.name for t in cfg.outputs]
+            if len(set(names)) != len(names):
+                raise BadRequest(f"config has duplicate output names {names}")
+        specs = infer_outputs(sym, inputs, names)
+        for k, t in enumerate(cfg.outputs):
+            if t.shape is not None:
+                specs[k].shape = tuple(t.shape)
+            specs[k].datatype = t.datatype if "datatype" in t.model_fields_set else specs[k].datatype
+        return specs
+
+    @staticmethod
+    def _effective_config(name: str, cfg: ModelConfig, inferred: bool, inputs, outputs,
+                          default_mbs: int = 0) -> ModelConfig:
+        mbs = cfg.max_batch_size
+        batchable = all(s.shape is not None and s.shape and s.shape[0] == -1 for s in inputs)
+        if inferred and batchable:
+            mbs = default_mbs
+        if mbs > 0 and not batchable:
+            raise BadRequest("max_batch_size > 0 needs every input shape to start with a free "
+                             "(-1) batch dim")
+        return cfg.model_copy(update={
+            "name": name, "inputs": [s.to_spec() for s in inputs],
+            "outputs": [s.to_spec() for s in outputs], "max_batch_size": mbs,
+            "description": cfg.description or ("inferred from the graph" if inferred else "")})
+
+    @staticmethod
+    def _warm_sizes(cfg: ModelConfig) -> list[int]:
+        sizes = [1]
+        if cfg.dynamic_batching is not None:
+            sizes += cfg.dynamic_batching.preferred_batch_size[:MAX_WARM_SIZES]
+        return list(dict.fromkeys(sizes))
+
+    def _warm_up(self, explicit: bool, optimize: bool = True, buffer_sets: int = 1,
+                 progress: Callable[[str], None] = lambda _m: None) -> None:
+        if any(s.shape is None for s in self.inputs):
+            progress("compiling (input shapes unknown: no warm-up)")
+            self._build_blind()
+            return
+        sizes = self._warm_sizes(self.config)
+        try:
+            self.run(self._zeros(sizes[0]))         # builds the traced graph's cached op
+            if optimize and self._plain is not None:
+                progress("optimising the graph")
+                self._optimise(sizes)
+            for k, b in enumerate(sizes):
+                progress(f"warming shape {k + 1}/{len(sizes)} (batch {b})")
+                arrays = self._zeros(b)
+                self.run(arrays)
+                if self._served is not None:
+                    self._served.reserve(arrays, buffer_sets)
+            self.warm = True
+        except Exception as e:  # noqa: BLE001
+            if explicit:
+                raise BadRequest(f"model does not run at its declared input shapes: {e}"[:2000]) from None
+            log.info("warm-up of %s/%s at inferred shapes skipped (first request compiles): %s",
+                     self.name, self.version, e)
+            self._build_blind()
+
+    def _zeros(self, batch: int) -> list[np.ndarray]:
+        return [np.zeros(concrete(s.shape, batch, 1), s.dtype) for s in self.inputs]
+
+    def _optimise(self, sizes: list[int]) -> None:
+        """Serve the optimize_for twin if it reproduces the traced graph on non-trivial inputs
+        at every warm-up batch size."""
+        checks = [verification_inputs([(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
+                  for b in sizes]
+        try:
+            expected = [self._plain(arrays) for arrays in checks]
+        except Exception as e:  # noqa: BLE001 - no reference on this input: keep the traced graph
+            log.info("%s/%s: no optimisation (the traced graph fails on the check input: %r)",
+                     self.name, self.version, e)
+            return
+        twin = optimised_twin(self.block, [s.name for s in self.inputs], checks, expected,
+                              f"{self.name}/{self.version}")
+        if twin is not None:
+            self._served, self.optimised = twin, True
+            # the traced op now only runs hooked (inspection), which plans no buffers
+            clear = getattr(self._plain.op, "clear_buffers", None)
+            if clear is not None:
+                clear()
+
+    def _build_blind(self) -> None:
+        """No shapes to warm with: still compile the plan so broken graphs fail at load."""
+        try:
+            Plan(self.symbol, self.symbol.list_inputs())
+        except Exception as e:  # noqa: BLE001
+            raise BadRequest(f"cannot compile model graph: {e}"[:2000]) from None
+
+    def _estimate_flops(self) -> int | None:
+        if any(s.shape is None for s in self.inputs):
+            return None
+        s = self.summary(1)
+        return s["flops"] if s["flops_complete"] else None
+
+    # -- inference -----------------------------------------------------------------------------
+    def validate(self, inputs: list[InferInput]) -> tuple[list[np.ndarray], int]:
+        """Request inputs → arrays in the model's input order, plus the batch size (0 = n/a)."""
+        specs = self.inputs
+        arrays: list = [None] * len(specs)
+        for inp in inputs:
+            k = self.input_index.get(inp.name)
+            if k is None:
+                raise BadRequest(f"unexpected inference input '{inp.name}' for model '{self.name}'"
+                                 f"; expected {[s.name for s in specs]}")
+            spec = specs[k]
+            if inp.datatype != spec.datatype:
+                raise BadRequest(f"inference input '{inp.name}' data-type is '{inp.datatype}', "
+                                 f"but model '{self.name}' expects '{spec.datatype}'")
+            if not self._shape_ok(spec, inp.shape):
+                raise BadRequest(f"unexpected shape for input '{inp.name}' for model "
+                                 f"'{self.name}'. Expected {list(spec.shape)}, got "
+                                 f"{list(inp.shape)}")
+            arrays[k] = inp.array
+        if any(a is None for a in arrays):
+            missing = [s.name for s, a in zip(specs, arrays) if a is None]
+            raise BadRequest(f"expected {len(specs)} inputs but got {len(inputs)} inputs for "
+                             f"model '{self.name}'; missing {missing}")
+        batch = 0
+        if self.max_batch_size > 0:
+            sizes = {a.shape[0] for a in arrays}
+            if len(sizes) != 1:
+                raise BadRequest(f"inputs of model '{self.name}' disagree on the batch size: "
+                                 f"{sorted(sizes)}")
+            batch = sizes.pop()
+            if not 1 <= batch <= self.max_batch_size:
+                raise BadRequest(f"inference request batch-size must be in 1..{self.max_batch_size}"
+                                 f" for '{self.name}', got {batch}")
+        return arrays, batch
+
+    @staticmethod
+    def _shape_ok(spec: IOSpec, shape: tuple) -> bool:
+        want = spec.shape
+        if want is None:
+            return True
+        if spec.flatten_units and len(shape) >= 2 and len(shape) != len(want):
+            return math.prod(shape[1:]) == spec.flatten_units
+        if len(shape) != len(want):
+            return False
+        return all(w == -1 or w == d for w, d in zip(want, shape))
+
+    def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        op = self._served
+        if op is None:
+            return self._run_block(arrays)
+        return op(arrays)
+
+    def _run_block(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        """First call goes through the block (it builds the cached op), then the fast path."""
+        if self._built:               # no fast path: the built block is safe to share
+            return self._call_block(arrays)
+        with self._lock:
+            if self._served is not None:
+                return self.run(arrays)
+            outs = self._call_block(arrays)
+            self._plain = self._served = self._bind_fast_path(arrays, outs)
+            self._built = True
+        return outs
+
+    def _call_block(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        out = self.block(*[ndarray(a) for a in arrays])
+        return [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]
+
+    def _bind_fast_path(self, arrays: list[np.ndarray], expected: list[np.ndarray]
+                        ) -> BoundOp | None:
+        """The block's cached op, called directly from now on, if it reproduces the block's
+        output; otherwise (or if an internal API changed) None keeps the (slower) block path."""
+        try:
+            bound = BoundOp.of(self.block)
+            got = bound(arrays)
+            ok = len(got) == len(expected) and all(
+                np.array_equal(np.asarray(g), e, equal_nan=e.dtype.kind == "f")
+                for g, e in zip(got, expected))
+        except Exception as e:  # noqa: BLE001
+            log.warning("cached-op fast path unavailable for %s: %r", self.name, e)
+            return None
+        if not ok:
+            log.warning("cached-op fast path disagrees with the block for %s; not used", self.name)
+        return bound if ok else None
+
+    def run_hooked(self, arrays: list[np.ndarray], callback: Callable[[str, str, np.ndarray], None],
+                   monitor_all: bool = False) -> list[np.ndarray]:
+        """The traced graph (every node of the model, by its own name) in a separate loop with
+        op hooks: the warm fast path is untouched."""
+        if self._plain is None:
+            self.run(arrays)
+        if self._plain is None or not hasattr(self._plain.op, "run_hooked"):
+            raise Unavailable("inspection needs the cached op's hooked loop, which this "
+                              "framework build does not provide")
+        return self._plain.run_hooked(arrays, callback, monitor_all)
+
+    # -- descriptions --------------------------------------------------------------------------
+    def metadata(self, versions: list[str]) -> dict:
+        return {"name": self.name, "versions": versions, "platform": self.config.platform,
+                "inputs": [s.public() for s in self.inputs],
+                "outputs": [s.public() for s in self.outputs]}
+
+    def summary(self, batch: int = 1) -> dict:
+        if batch in self._summaries:
+            return self._summaries[batch]
+        known = {s.name: concrete(s.shape, batch, 1) for s in self.inputs if s.shape is not None}
+        t = graph_table(self.symbol, known, set(self.input_index))
+        t.update({"name": self.name, "version": self.version, "batch_size": batch,
+                  "inputs": [{"name": s.name, "datatype": s.datatype,
+                              "shape": list(known[s.name]) if s.name in known else None}
+                             for s in self.inputs],
+                  "outputs": [s.public() for s in self.outputs],
+                  "signature": {"inputs": [s.public() for s in self.inputs],
+                                "outputs": [s.public() for s in self.outputs]}})
+        if len(self._summaries) < 8:
+            self._summaries[batch] = t
+        return t
+

@@ -1,0 +1,119 @@
+"""A model's input/output signature: from its config where given, else inferred from the graph.
+
+MXNet exports rarely record data shapes, so defaults are read off the first op that consumes
+each input (FullyConnected → `[-1, in_units]`, Convolution → `[-1, C, -1, -1]`); anything else
+stays unknown-rank (`shape: None`, accepted as is). Output shapes come from shape inference
+probed at two batch sizes: dims that move with the free input dims are reported as -1.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from framework.io.dtypes import dtype_from_flag
+from framework.symbol.infer import infer_dtypes, infer_shapes
+
+from ..protocol.datatypes import V2_TO_NUMPY, v2_datatype
+from ..repository.config import TensorSpec
+
+_FC = {"FullyConnected", "_npx_fully_connected"}
+_CONV = {"Convolution", "_npx_convolution"}
+_PARAM_SUFFIXES = ("weight", "bias", "gamma", "beta", "running_mean", "running_var",
+                   "moving_mean", "moving_var", "alpha", "parameters", "state", "state_cell")
+
+
+@dataclass
+class IOSpec:
+    name: str
+    datatype: str
+    shape: tuple[int, ...] | None      # -1 = free; None = any shape
+    flatten_units: int = 0             # inferred FC(flatten) input: any shape with this many per row
+
+    @property
+    def dtype(self) -> np.dtype:
+        return V2_TO_NUMPY[self.datatype]
+
+    def public(self) -> dict:
+        return {"name": self.name, "datatype": self.datatype,
+                "shape": list(self.shape) if self.shape is not None else [-1]}
+
+    def to_spec(self) -> TensorSpec:
+        return TensorSpec(name=self.name, datatype=self.datatype,
+                          shape=list(self.shape) if self.shape is not None else None)
+
+
+def looks_like_param(name: str) -> bool:
+    return name.rsplit("_", 1)[-1] in _PARAM_SUFFIXES or name.endswith(
+        ("running_mean", "running_var", "moving_mean", "moving_var"))
+
+
+def default_input(sym, name: str, params: dict[str, np.ndarray]) -> IOSpec:
+    var = next(n for n in sym.topo() if n.is_var and n.name == name)
+    datatype = "FP32"
+    if "__dtype__" in var.attrs:
+        try:
+            datatype = v2_datatype(dtype_from_flag(int(var.attrs["__dtype__"])))
+        except Exception:  # noqa: BLE001 - a hint only
+            pass
+    for n in sym.topo():
+        if n.is_var or not n.inputs or n.inputs[0][0] is not var:
+            continue
+        w = params.get(n.inputs[1][0].name) if len(n.inputs) > 1 else None
+        if w is None:
+            break
+        if n.opname in _FC and w.ndim == 2:
+            flat = bool(n.parsed.get("flatten", True)) if hasattr(n.parsed, "get") else True
+            if flat:
+                return IOSpec(name, datatype, (-1, int(w.shape[1])), flatten_units=int(w.shape[1]))
+            break
+        if n.opname in _CONV and w.ndim >= 3:
+            layout = getattr(n.parsed, "layout", None) if hasattr(n.parsed, "layout") else None
+            if layout not in (None, "NCW", "NCHW", "NCDHW"):
+                break
+            groups = int(getattr(n.parsed, "num_group", 1) or 1)
+            return IOSpec(name, datatype, (-1, int(w.shape[1]) * groups) + (-1,) * (w.ndim - 2))
+        break
+    return IOSpec(name, datatype, None)
+
+
+def concrete(shape: tuple[int, ...], batch: int, free: int) -> tuple[int, ...]:
+    """Replace free dims: the first (batch) by `batch`, the others by `free`."""
+    return tuple((batch if i == 0 else free) if d == -1 else d for i, d in enumerate(shape))
+
+
+def infer_outputs(sym, inputs: list[IOSpec], names: list[str]) -> list[IOSpec]:
+    probes = []
+    if all(s.shape is not None for s in inputs):
+        for batch, free in ((1, 1), (2, 1), (2, 2)):
+            known = {s.name: concrete(s.shape, batch, free) for s in inputs}
+            try:
+                shapes = infer_shapes(sym, known)
+            except Exception:  # noqa: BLE001 - a probe that does not fit is just skipped
+                continue
+            probes.append([shapes.get((id(n), i)) for n, i in sym.outputs])
+    try:
+        dts = infer_dtypes(sym, {s.name: s.dtype for s in inputs})
+        out_dt = [dts.get((id(n), i)) for n, i in sym.outputs]
+    except Exception:  # noqa: BLE001
+        out_dt = [None] * len(sym.outputs)
+    specs = []
+    for k, name in enumerate(names):
+        shapes = [p[k] for p in probes if p[k] is not None]
+        shape = None
+        if shapes and all(len(s) == len(shapes[0]) for s in shapes):
+            shape = tuple(-1 if len({s[d] for s in shapes}) > 1 else shapes[0][d]
+                          for d in range(len(shapes[0])))
+        dt = out_dt[k]
+        specs.append(IOSpec(name, v2_datatype(dt) if dt is not None else "FP32", shape))
+    return specs
+
+
+def output_names(sym) -> list[str]:
+    """Graph output names, made unique (two heads can share a node name)."""
+    names, seen = [], {}
+    for nm in sym.list_outputs():
+        k = seen.get(nm, 0)
+        seen[nm] = k + 1
+        names.append(nm if k == 0 else f"{nm}_{k}")
+    return names

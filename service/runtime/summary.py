@@ -1,0 +1,99 @@
+"""Model summary from the graph: one row per op node (output shape, parameter count, FLOPs).
+
+`Block.summary` needs a non-hybridized block and prints; a served model is hybridized, so the
+table is built from the graph with shape inference and each OpDef's `flops` rule, and rendered
+in the same text layout as `framework/gluon/summary.py` (MXNet's).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from framework.symbol.infer import infer_shapes
+
+_LINE = "{:>20}  {:>42} {:>15}"
+
+
+def _size(shape) -> int:
+    return int(math.prod(shape)) if shape is not None else 0
+
+
+def graph_table(sym, known: dict[str, tuple], data_names: set[str],
+                aux_names: set[str] | None = None) -> dict[str, Any]:
+    """Rows + totals for the graph given concrete data shapes."""
+    try:
+        shapes = infer_shapes(sym, known)
+    except Exception:  # noqa: BLE001 - a summary without shapes is still useful
+        shapes = {}
+    aux_names = aux_names if aux_names is not None else set(sym.list_auxiliary_states())
+    rows, seen = [], set()
+    total = trainable = shared = flops_total = 0
+    flops_known = True
+    for n in sym.topo():
+        if n.is_var:
+            continue
+        ins = [shapes.get((id(s), i)) for s, i in n.inputs]
+        outs = [shapes.get((id(n), i)) for i in range(n.num_outputs())]
+        n_params = n_train = n_shared = 0
+        for (s, i), shp in zip(n.inputs, ins):
+            if not s.is_var or s.name in data_names:
+                continue
+            size = _size(shp)
+            n_params += size
+            if s.name not in aux_names:
+                n_train += size
+            if s.name in seen:
+                n_shared += size
+            seen.add(s.name)
+        fl = None
+        if n.op is not None and n.op.flops is not None:
+            if all(x is not None for x in ins + outs):
+                try:
+                    fl = int(n.op.flops(n.parsed, ins, outs))
+                except Exception:  # noqa: BLE001
+                    fl = None
+            if fl is None:
+                flops_known = False
+            else:
+                flops_total += fl
+        vis = [list(o) if o is not None else None for o in outs[: n.num_visible()]]
+        rows.append({"name": n.name, "op": n.opname,
+                     "output_shape": vis[0] if len(vis) == 1 else vis,
+                     "params": n_params, "flops": fl})
+        total += n_params
+        trainable += n_train
+        shared += n_shared
+    return {"layers": rows,
+            "total_params": total, "trainable_params": trainable,
+            "non_trainable_params": total - trainable, "shared_params": shared,
+            "unique_params": total - shared,
+            "flops": flops_total, "flops_complete": flops_known}
+
+
+def _shape_str(shape) -> str:
+    if shape is None:
+        return "?"
+    if shape and (isinstance(shape[0], list) or shape[0] is None):
+        return ", ".join(_shape_str(s) for s in shape)
+    return str(tuple(shape))
+
+
+def render_text(summary: dict[str, Any]) -> str:
+    """MXNet's summary layout (80-column rules, `{:>20}  {:>42} {:>15}` rows)."""
+    lines = ["-" * 80, _LINE.format("Layer (type)", "Output Shape", "Param #"), "=" * 80]
+    shapes = ", ".join(_shape_str(i["shape"]) for i in summary["inputs"])
+    lines.append(_LINE.format("Input", shapes, 0))
+    for r in summary["layers"]:
+        lines.append(_LINE.format(f"{r['name']}({r['op']})", _shape_str(r["output_shape"]),
+                                  r["params"]))
+    lines += ["=" * 80,
+              "Parameters in forward computation graph, duplicate included",
+              f"   Total params: {summary['total_params']}",
+              f"   Trainable params: {summary['trainable_params']}",
+              f"   Non-trainable params: {summary['non_trainable_params']}",
+              f"Shared params in forward computation graph: {summary['shared_params']}",
+              f"Unique parameters in model: {summary['unique_params']}",
+              f"Estimated FLOPs (batch {summary['batch_size']}): {summary['flops']}"
+              + ("" if summary["flops_complete"] else " (lower bound: some ops have no estimate)"),
+              "-" * 80]
+    return "\n".join(lines) + "\n"
