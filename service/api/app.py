@@ -5,7 +5,6 @@ import inspect as _pyinspect
 import logging
 from contextlib import asynccontextmanager
 
-import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
@@ -22,21 +21,18 @@ from .middleware import LimitsMiddleware
 from .routers import (health, inference, inspect, metadata, metrics, models, repository, stats,
                       summary)
 from .routers import graph, ui                     # web console (issue 8)
+from .rules import error_json, failure
 
 log = logging.getLogger("hybridserve.app")
 
 
 def _error(status: int, message: str, headers: dict | None = None) -> Response:
-    return Response(orjson.dumps({"error": message}), status_code=status,
-                    media_type="application/json", headers=headers)
+    return Response(error_json(message), status_code=status, media_type="application/json",
+                    headers=headers)
 
 
 def install_error_handlers(app: FastAPI) -> None:
     """Every failure is `{"error": ...}`; client mistakes are 4xx, never 500."""
-
-    @app.exception_handler(ServiceError)
-    async def _service(_: Request, e: ServiceError):
-        return _error(e.status, e.message, e.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, e: RequestValidationError):
@@ -48,22 +44,27 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http(_: Request, e: StarletteHTTPException):
         return _error(e.status_code, str(e.detail), getattr(e, "headers", None))
 
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, e: Exception):
-        if isinstance(e, MXNetError):
-            return _error(400, str(e)[:2000])
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return _error(500, f"internal server error: {type(e).__name__}: {e}"[:2000])
+    async def _failure(request: Request, e: Exception):
+        return _error(*failure(e, f"{request.method} {request.url.path}"))
+
+    # client errors get their own entries: Starlette re-raises what only the `Exception`
+    # handler catches (to log it as a server error) after answering
+    for cls in (ServiceError, MXNetError, Exception):
+        app.add_exception_handler(cls, _failure)
 
 
 class HybridServeApp(FastAPI):
-    """FastAPI with the infer hot path answered before routing (see fastpath.py)."""
+    """FastAPI with the infer hot path answered before routing and its middleware (see
+    fastpath.py); it counts its own responses as the middleware counts the others."""
 
     async def __call__(self, scope, receive, send) -> None:
         m = fastpath.match(scope)
-        if m is not None:
-            return await fastpath.handle(self.state.core, m, scope, receive, send)
-        return await super().__call__(scope, receive, send)
+        if m is None:
+            return await super().__call__(scope, receive, send)
+        core = self.state.core
+        status = await fastpath.handle(core, *m, scope, receive, send)
+        if status is not None:
+            core.metrics.http_class(status).inc()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -98,8 +99,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(r.router)
     app.include_router(graph.router)                # console: graph for drawing
     app.include_router(ui.router)                   # console: /ui and its assets
-    app.add_middleware(LimitsMiddleware, max_body=settings.max_body_bytes,
-                       max_upload=settings.max_upload_bytes, metrics=core.metrics)
+    app.add_middleware(LimitsMiddleware, settings=settings, metrics=core.metrics)
     return app
 
 

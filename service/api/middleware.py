@@ -1,12 +1,11 @@
-"""Pure-ASGI middleware: body-size limits (before anything is parsed) and HTTP status counts."""
+"""Pure-ASGI middleware: body-size limits (before anything is parsed) and HTTP status counts
+for every routed request (the infer fast path counts its own)."""
 from __future__ import annotations
 
-import orjson
-
-from ..errors import PayloadTooLarge
+from ..errors import PayloadTooLarge, ServiceError
 from ..runtime.metrics import Metrics
-
-_UPLOAD_SUFFIXES = ("/upload", "/load")
+from ..settings import Settings
+from .rules import body_limit, check_content_length, error_json, send_response, too_large
 
 
 class BodyTooLarge(PayloadTooLarge):
@@ -14,23 +13,19 @@ class BodyTooLarge(PayloadTooLarge):
 
 
 class LimitsMiddleware:
-    def __init__(self, app, max_body: int, max_upload: int, metrics: Metrics):
-        self.app, self.max_body, self.max_upload = app, max_body, max_upload
-        self.metrics = metrics
+    def __init__(self, app, settings: Settings, metrics: Metrics):
+        self.app, self.settings, self.metrics = app, settings, metrics
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        limit = self.max_upload if scope["path"].endswith(_UPLOAD_SUFFIXES) else self.max_body
+        limit = body_limit(self.settings, scope["path"])
         for k, v in scope["headers"]:
             if k == b"content-length":
                 try:
-                    n = int(v)
-                except ValueError:
-                    return await _reject(send, 400, "invalid Content-Length")
-                if n > limit:
-                    return await _reject(send, 413, f"request body of {n} bytes exceeds the "
-                                                    f"limit of {limit} bytes")
+                    check_content_length(v, limit)
+                except ServiceError as e:
+                    return await send_response(send, e.status, error_json(e.message), close=True)
                 break
         seen = 0
 
@@ -40,7 +35,7 @@ class LimitsMiddleware:
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > limit:
-                    raise BodyTooLarge(f"request body exceeds the limit of {limit} bytes")
+                    raise BodyTooLarge(too_large(limit).message)
             return msg
 
         started = False
@@ -56,13 +51,4 @@ class LimitsMiddleware:
             await self.app(scope, limited_receive, counting_send)
         except BodyTooLarge as e:
             if not started:
-                await _reject(send, 413, str(e))
-
-
-async def _reject(send, status: int, message: str) -> None:
-    body = orjson.dumps({"error": message})
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode()),
-                            (b"connection", b"close")]})
-    await send({"type": "http.response.body", "body": body})
+                await send_response(send, e.status, error_json(e.message), close=True)

@@ -1,7 +1,7 @@
-"""Shared router helpers: the core, JSON responses, bodies, auth, versioned paths."""
+"""Shared router helpers: the core, JSON responses, bodies and auth (the rules of
+../rules.py as FastAPI dependencies), versioned paths."""
 from __future__ import annotations
 
-import hmac
 from typing import Any, Callable
 
 import orjson
@@ -9,9 +9,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ...core.dataplane import Core
-from ...errors import BadRequest, Unauthorized
+from ...errors import BadRequest
 from ...limits import check_json_depth
-from ...protocol.codec import decompress
+from ..rules import authorize, body_limit, decode_body
 
 
 def core_of(request: Request) -> Core:
@@ -23,13 +23,10 @@ def json_response(obj: Any, status: int = 200) -> Response:
                     media_type="application/json")
 
 
-async def read_body(request: Request, limit: int | None = None) -> bytes:
-    core = core_of(request)
-    body = await request.body()
-    enc = request.headers.get("content-encoding")
-    if enc:
-        body = decompress(body, enc, limit or core.settings.max_body_bytes)
-    return body
+async def read_body(request: Request) -> bytes:
+    """The (inflated) body; its raw size was bounded by the middleware already."""
+    limit = body_limit(core_of(request).settings, request.url.path)
+    return decode_body(await request.body(), request.headers.get("content-encoding"), limit)
 
 
 async def read_json(request: Request, allow_empty: bool = True) -> dict:
@@ -48,25 +45,19 @@ async def read_json(request: Request, allow_empty: bool = True) -> dict:
     return doc
 
 
-def check_token(request: Request) -> None:
-    token = core_of(request).settings.auth_token
-    if token is None:
-        return
-    got = request.headers.get("authorization", "")
-    want = "Bearer " + token.get_secret_value()
-    if not hmac.compare_digest(got.encode(), want.encode()):
-        raise Unauthorized("missing or invalid bearer token")
+def _authorization(request: Request) -> bytes | None:
+    got = request.headers.get("authorization")
+    return got.encode("latin-1") if got is not None else None
 
 
 def require_admin(request: Request) -> None:
-    """Dependency: management, upload, delete and inspection need the token when one is set."""
-    check_token(request)
+    """Dependency: management, upload, delete and inspection (rules.authorize)."""
+    authorize(core_of(request).settings, _authorization(request), inference=False)
 
 
 def require_reader(request: Request) -> None:
-    """Dependency: inference/metadata need the token only with auth_inference."""
-    if core_of(request).settings.auth_inference:
-        check_token(request)
+    """Dependency: metadata, stats, summary and the like: as inference (rules.authorize)."""
+    authorize(core_of(request).settings, _authorization(request), inference=True)
 
 
 def versioned(router: APIRouter, suffix: str, endpoint: Callable, methods: list[str],

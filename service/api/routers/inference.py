@@ -1,12 +1,16 @@
-"""`POST /v2/models/{name}[/versions/{v}]/infer`: JSON or binary tensors in and out."""
+"""`POST /v2/models/{name}[/versions/{v}]/infer`: JSON or binary tensors in and out.
+
+The app answers these requests in fastpath.py before routing; this route describes the endpoint
+in the OpenAPI document and, mounted without the fast path, answers through the same handler.
+"""
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ...protocol.codec import parse_request
 from ...protocol.schemas import ERRORS, InferenceRequest, InferenceResponse
-from ._common import check_token, core_of, inline_schema, read_body, versioned
+from .. import fastpath
+from ._common import core_of, inline_schema, versioned
 
 router = APIRouter(tags=["inference"])
 
@@ -14,16 +18,20 @@ _BODY_DOC = {"requestBody": {"required": True, "content": {"application/json": {
     "schema": inline_schema(InferenceRequest)}}}}
 
 
+class _FastPath(Response):
+    """Hands the untouched request (the body is read raw: it may carry a binary tail) to the
+    fast path's handler."""
+
+    def __init__(self, request: Request, name: str, version: str | None):
+        super().__init__()
+        self.request, self.name, self.version = request, name, version
+
+    async def __call__(self, scope, receive, send) -> None:
+        await fastpath.handle(core_of(self.request), self.name, self.version, scope, receive, send)
+
+
 async def infer(request: Request, name: str, version: str | None = None) -> Response:
-    # the body is read raw (never through a pydantic model): it may carry a binary tail
-    core = core_of(request)
-    if core.settings.auth_inference:
-        check_token(request)
-    body = await read_body(request)
-    req = parse_request(body, request.headers.get("inference-header-content-length"),
-                        core.settings.max_tensor_elements, core.settings.max_json_depth)
-    content, headers, media = await core.infer(name, version, req)
-    return Response(content, media_type=media, headers=headers)
+    return _FastPath(request, name, version)
 
 
 versioned(router, "/infer", infer, ["POST"], response_model=InferenceResponse,

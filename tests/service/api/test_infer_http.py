@@ -8,6 +8,7 @@ import numpy as np
 import orjson
 
 from serverproc import infer_json
+from service.api import fastpath
 
 
 def _x(n: int = 3, seed: int = 0) -> np.ndarray:
@@ -143,3 +144,28 @@ def test_lenet_binary(http):
     assert r.status_code == 200, r.text
     out = r.json()["outputs"][0]
     assert out["shape"] == [2, 10] and np.isfinite(out["data"]).all()
+
+
+def test_routed_infer_answers_as_the_fast_path(http, monkeypatch):
+    """One inference path: with the fast path switched off, the FastAPI route answers every
+    kind of request (JSON, binary, gzip, a client mistake, an unknown model) byte for byte as
+    the fast path does."""
+    x = _x(2, 7)
+    binary, bheaders = _binary_request(x)
+    cases = [(infer_json("mlp", x), {}), (binary, bheaders),
+             (gzip.compress(orjson.dumps(infer_json("mlp", x))), {"Content-Encoding": "gzip"}),
+             (infer_json("mlp", x[:, :500]), {}), (b"{not json", {})]
+
+    def answers(path: str = "/v2/models/mlp/infer") -> list[tuple]:
+        out = []
+        for body, headers in cases:
+            kw = {"json": body} if isinstance(body, dict) else {"content": body}
+            r = http.post(path, headers=headers, **kw)
+            out.append((r.status_code, r.headers["content-type"],
+                        r.headers.get("inference-header-content-length"), r.content))
+        return out
+
+    fast, fast_missing = answers(), answers("/v2/models/nope/infer")
+    assert [a[0] for a in fast] == [200, 200, 200, 400, 400]
+    monkeypatch.setattr(fastpath, "match", lambda scope: None)
+    assert answers() == fast and answers("/v2/models/nope/infer") == fast_missing
