@@ -23,18 +23,32 @@ class SymbolBlock(HybridBlock):
     def imports(symbol_file: str, input_names, param_file: str | None = None, device=None,
                 allow_missing: bool = False, ignore_extra: bool = False, ctx=None) -> "SymbolBlock":
         """Load a graph exported by `HybridBlock.export` (either MXNet generation)."""
-        sym = _load_symbol(symbol_file).as_np_ndarray()
-        if isinstance(input_names, str):
-            input_names = [input_names]
-        if param_file is None:
-            inputs = [var(i, dtype="float32") for i in input_names]   # typed: fp32 inference
-        else:
-            inputs = [var(i).as_np_ndarray() for i in input_names]   # types come from the file
-        ret = SymbolBlock(sym, inputs)
+        ret = SymbolBlock._of_graph(_load_symbol(symbol_file), input_names, param_file is None)
         if param_file is not None:
             ret.load_parameters(param_file, device if device is not None else ctx, allow_missing,
                                 ignore_extra, cast_dtype=True, dtype_source="saved")
         return ret
+
+    @staticmethod
+    def from_graph(sym: Symbol, input_names, params: dict | None = None, device=None,
+                   allow_missing: bool = False, ignore_extra: bool = False) -> "SymbolBlock":
+        """`imports` for a graph and named arrays already in memory (e.g. parsed once under
+        size limits): no file is read again, no second copy of the parameters is parsed."""
+        ret = SymbolBlock._of_graph(sym, input_names, params is None)
+        if params is not None:
+            ret.load_dict(params, device, allow_missing, ignore_extra, cast_dtype=True,
+                          dtype_source="saved")
+        return ret
+
+    @staticmethod
+    def _of_graph(sym: Symbol, input_names, typed: bool) -> "SymbolBlock":
+        if isinstance(input_names, str):
+            input_names = [input_names]
+        if typed:
+            inputs = [var(i, dtype="float32") for i in input_names]   # no params: fp32 inference
+        else:
+            inputs = [var(i).as_np_ndarray() for i in input_names]   # types come from the params
+        return SymbolBlock(sym.as_np_ndarray(), inputs)
 
     def __repr__(self) -> str:
         graph = self._cached_graph[1]

@@ -21,7 +21,6 @@ from ..repository import faults
 from ..repository.config import ModelConfig, parse_config
 from ..repository.manifest import LOADED, UNLOADED
 from ..repository.store import check_filename, check_name, check_version, find_files
-from ..runtime.registry import load_limits
 from ..runtime.runner import Runner
 from .dataplane import Core
 
@@ -60,20 +59,8 @@ async def _run(fn, *args):
 
 async def _validate(core: Core, name: str, version: str, staged: Path,
                     cfg: ModelConfig | None) -> Runner:
-    """Load and warm the staged files exactly as serving would; any failure is the model's
-    (400), never the server's."""
-    loop = asyncio.get_running_loop()
-    files = find_files(staged)
-    try:
-        return await loop.run_in_executor(core.registry.load_pool, lambda: Runner.load(
-            name, version, files, cfg, **load_limits(core.settings)))
-    except ServiceError:
-        raise
-    except MemoryError:
-        raise BadRequest("cannot load model: it needs more memory than is available") from None
-    except Exception as e:  # noqa: BLE001 - framework errors and model bugs alike
-        log.warning("uploaded %s failed to load: %r", name, e)
-        raise BadRequest(f"cannot load model: {type(e).__name__}: {e}"[:2000]) from None
+    """Load and warm the staged files exactly as serving would."""
+    return await core.registry.load_runner(name, version, find_files(staged), cfg)
 
 
 async def upload(core: Core, name: str, symbol: BinaryIO, params: BinaryIO | None,

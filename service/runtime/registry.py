@@ -15,7 +15,7 @@ from enum import Enum
 
 from ..errors import BadRequest, NotFound, ServiceError, Unavailable
 from ..repository.config import ModelConfig
-from ..repository.store import ModelStore, check_name
+from ..repository.store import ModelFiles, ModelStore, check_name
 from ..settings import Settings
 from .batching import Batcher
 from .metrics import Metrics
@@ -143,36 +143,35 @@ class Registry:
                 raise errors[0]
             return [entries[v] for v in versions]
 
+    async def load_runner(self, name: str, version: str, files: ModelFiles,
+                          cfg: ModelConfig | None) -> Runner:
+        """Load and warm one version in the load pool, with the server's limits. Any failure is
+        the model's, never the server's: a ServiceError (400 for a model that does not load)."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.load_pool, lambda: Runner.load(
+                name, version, files, cfg, **load_limits(self.settings)))
+        except ServiceError:
+            raise
+        except MemoryError:
+            raise BadRequest("cannot load model: not enough memory") from None
+        except Exception as e:  # noqa: BLE001 - framework errors and model bugs alike
+            log.warning("loading %s/%s failed", name, version, exc_info=True)
+            raise BadRequest(f"cannot load model: {type(e).__name__}: {e}"[:2000]) from None
+
     async def _load_version(self, name: str, version: str, cfg: ModelConfig | None):
         entries = self.models[name]
         old = entries.get(version)
         if old is None or old.state is not State.READY:
             entries[version] = ModelVersion(name, version, State.LOADING)
-        loop = asyncio.get_running_loop()
         ident = None
         try:
             ident = self.store.version_ident(name, version)
-            files = self.store.files(name, version)
-            runner = await loop.run_in_executor(
-                self.load_pool, lambda: Runner.load(name, version, files, cfg,
-                                                    **load_limits(self.settings)))
+            runner = await self.load_runner(name, version, self.store.files(name, version), cfg)
         except ServiceError as e:
             return self._load_failed(name, version, old, e, ident)
-        except MemoryError:
-            return self._load_failed(name, version, old, BadRequest(
-                "cannot load model: not enough memory"), ident)
-        except Exception as e:  # noqa: BLE001 - a model bug must not take the server down
-            log.exception("loading %s/%s crashed", name, version)
-            return self._load_failed(name, version, old,
-                                     BadRequest(f"cannot load model: {e!r}"[:2000]), ident)
-        mv = ModelVersion(name, version, State.READY, runner=runner,
-                          stats=ModelStats(name, version), ident=ident)
-        mv.batcher = self._make_batcher(mv)
-        entries[version] = mv
-        self.metrics.load_time.labels(name).observe(runner.load_seconds)
+        mv = await self._serve(name, version, runner, ident)
         log.info("loaded %s/%s in %.3fs (warm=%s)", name, version, runner.load_seconds, runner.warm)
-        if old is not None and old.runner is not None:
-            await self._retire(old)
         return mv
 
     async def install(self, name: str, version: str, runner: Runner,
@@ -181,17 +180,24 @@ class Registry:
         async with self.lock(name):
             self.unloaded.discard(name)
             runner.version = version
-            entries = self.models.setdefault(name, {})
-            old = entries.get(version)
-            mv = ModelVersion(name, version, State.READY, runner=runner,
-                              stats=ModelStats(name, version), ident=ident)
-            mv.batcher = self._make_batcher(mv)
-            entries[version] = mv
-            self.metrics.load_time.labels(name).observe(runner.load_seconds)
+            mv = await self._serve(name, version, runner, ident)
             self.metrics.loaded.set(self._count_ready())
-            if old is not None and old.runner is not None:
-                await self._retire(old)
             return mv
+
+    async def _serve(self, name: str, version: str, runner: Runner,
+                     ident: tuple | None) -> ModelVersion:
+        """Put a loaded runner in service as `version`; the runner it replaces (if any) is
+        retired once the new one is in place."""
+        entries = self.models.setdefault(name, {})
+        old = entries.get(version)
+        mv = ModelVersion(name, version, State.READY, runner=runner,
+                          stats=ModelStats(name, version), ident=ident)
+        mv.batcher = self._make_batcher(mv)
+        entries[version] = mv
+        self.metrics.load_time.labels(name).observe(runner.load_seconds)
+        if old is not None and old.runner is not None:
+            await self._retire(old)
+        return mv
 
     def _load_failed(self, name: str, version: str, old: ModelVersion | None, e: ServiceError,
                      ident: tuple | None = None):

@@ -36,16 +36,15 @@ from .signature import (IOSpec, concrete, default_input, infer_outputs, looks_li
 from .summary import graph_table
 
 log = logging.getLogger("hybridserve.runner")
-# MXNet's own SymbolBlock.imports warns this for every untyped data input; as noise in
+# SymbolBlock (as MXNet's) warns this for every untyped data input; as noise in
 # server logs it only hides real problems
 warnings.filterwarnings("ignore", message="Cannot decide type for the following arguments",
                         category=UserWarning)
 MAX_WARM_SIZES = 4
 
 
-def _load_error(what: str, e: Exception, hide: Path | None = None) -> BadRequest:
-    msg = str(e) if hide is None else str(e).replace(f"{hide}/", "")   # no server paths
-    return BadRequest(f"cannot load model: {what}: {msg}"[:2000])
+def _load_error(what: str, e: Exception) -> BadRequest:
+    return BadRequest(f"cannot load model: {what}: {e}"[:2000])
 
 
 def _read_files(files: ModelFiles, max_nodes: int, max_params_bytes: int | None,
@@ -122,13 +121,13 @@ class Runner:
         cfg = config or ModelConfig()
         data_names = cls._data_names(sym, params, cfg)
         say("building the block")
-        try:
-            block = SymbolBlock.imports(str(files.symbol), data_names,
-                                        str(files.params) if files.params else None,
-                                        ignore_extra=True)
+        try:   # from what was parsed above: neither file is read twice
+            block = SymbolBlock.from_graph(sym, data_names,
+                                           params if files.params is not None else None,
+                                           ignore_extra=True)
             block.hybridize(static_alloc=True, static_shape=True)
         except (MXNetError, ValueError, KeyError, AssertionError, TypeError) as e:
-            raise _load_error("SymbolBlock.imports", e, Path(files.symbol).parent) from None
+            raise _load_error("building the block", e) from None
         declared = {t.name: t for t in cfg.inputs}
         inputs = [IOSpec(n, declared[n].datatype,
                          tuple(declared[n].shape) if declared[n].shape is not None else None)

@@ -8,7 +8,9 @@ import pytest
 import framework as mx
 from framework import np
 from framework.gluon import HybridBlock, SymbolBlock, nn
+from framework.io import load_params, strip_prefixes
 from framework.symbol.graph import Symbol, _Symbol
+from framework.symbol.json_io import load_json
 from fixture_util import FIXTURES
 
 _TYPE_WARNING = ("Cannot decide type for the following arguments. Consider providing them as "
@@ -44,6 +46,25 @@ def test_imports_real_mxnet_exports(version, name):
     assert all(p.shape is None for p in net.collect_params().values())     # stays None (2.x)
     assert repr(net).startswith("SymbolBlock(\n<_Symbol ") and repr(net).endswith(" : 1 -> 1\n)")
 
+
+
+@pytest.mark.parametrize("version,name", [("mxnet-2.0.0b1", "lenet"), ("mxnet-1.9.1", "mini_resnet_v1")])
+def test_from_graph_is_imports_from_memory(version, name):
+    """A graph and named arrays parsed once (as the server does, under size limits) make the
+    same block as `imports` reading both files; parameters keep their saved dtypes."""
+    d = FIXTURES / version
+    io = onp.load(d / f"{name}-io.npz")
+    sym = load_json((d / f"{name}-symbol.json").read_bytes())
+    params = strip_prefixes(load_params(d / f"{name}-0000.params"))
+    with pytest.warns(UserWarning, match="Cannot decide type"):
+        net = SymbolBlock.from_graph(sym, "data", params)
+    onp.testing.assert_allclose(net(np.array(io["data"])).asnumpy(), io["output"], rtol=1e-4,
+                                atol=1e-5)
+    assert {k: p.data().dtype for k, p in net.collect_params().items()} == {
+        k: v.dtype for k, v in params.items()}
+    with pytest.raises(AssertionError, match="is missing in 'param_dict'"), \
+            pytest.warns(UserWarning, match="Cannot decide type"):
+        SymbolBlock.from_graph(sym, "data", dict(list(params.items())[1:]))
 
 def test_imports_without_params_file_infers_shapes_on_first_call(tmp_path):
     net = _net()
