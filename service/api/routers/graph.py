@@ -63,10 +63,9 @@ def _input_names(n) -> list[str]:
     return names
 
 
-def build_graph(runner) -> dict:
-    sym = runner.symbol
-    data = {s.name: s for s in runner.inputs}
-    declared = {s.name: s.shape for s in runner.inputs if s.shape is not None}
+def _probe(sym, declared: dict[str, tuple]) -> list[dict]:
+    """Tolerant shape inference at each probe's sizes for the free dims (one probe when the
+    declared shapes have none)."""
     probes = []
     for k, (b, free) in enumerate(_PROBES):
         known = {n: tuple((b if i == 0 else free) if d == -1 else d
@@ -74,12 +73,43 @@ def build_graph(runner) -> dict:
         if k and not any(-1 in s for s in declared.values()):
             break                   # no free dims: one probe is exact
         probes.append(_tolerant_shapes(sym, known))
-    pshapes = _param_shapes(runner)
-    aux = set(sym.list_auxiliary_states())
-    # FLOPs only where they are well defined: batch 1 with every other dim fixed
-    flops_ok = all(-1 not in s[1:] for s in declared.values()) and len(declared) == len(data)
-    free_batch = any(s and s[0] == -1 for s in declared.values())
+    return probes
 
+
+def _input_node(n, spec, nid: int) -> dict:
+    return {"id": nid, "name": n.name, "op": "input", "kind": "input",
+            "attrs": dict(n.attrs), "inputs": [], "outputs": [n.name],
+            "output_shapes": [list(spec.shape) if spec.shape is not None else None],
+            "datatype": spec.datatype, "params": 0, "param_tensors": [], "flops": None}
+
+
+def _param_tensor(src, i: int, slot: str, probes: list[dict], pshapes: dict, aux: set,
+                  seen: set) -> dict:
+    shp = pshapes.get(src.name)
+    if shp is None:
+        shp = next((p.get((id(src), i)) for p in probes if p.get((id(src), i))), None)
+    size = int(math.prod(shp)) if shp is not None else 0
+    t = {"name": src.name, "slot": slot, "shape": list(shp) if shp is not None else None,
+         "size": size, "auxiliary": src.name in aux, "shared": src.name in seen}
+    seen.add(src.name)
+    return t
+
+
+def _flops(n, probe: dict) -> int | None:
+    """The op's FLOPs at the first probe's shapes, when the op and every shape are known."""
+    if n.op is None or n.op.flops is None:
+        return None
+    ins = [probe.get((id(s), i)) for s, i in n.inputs]
+    outs = [probe.get((id(n), i)) for i in range(n.num_outputs())]
+    if any(x is None for x in ins + outs):
+        return None
+    try:
+        return int(n.op.flops(n.parsed, ins, outs))
+    except Exception:  # noqa: BLE001 - an estimate only
+        return None
+
+
+def _shape_reader(probes: list[dict], free_batch: bool):
     def shape_of(node, i: int) -> list[int] | None:
         got = [(b, p.get((id(node), i))) for (b, _), p in zip(_PROBES, probes)]
         merged = _merge([shp for _, shp in got])
@@ -87,58 +117,49 @@ def build_graph(runner) -> dict:
         if merged and free_batch and len(batches) == 1 and merged[0] == batches.pop():
             merged[0] = -1          # only one batch size resolved: dim 0 is still the batch
         return merged
+    return shape_of
 
+
+def _nodes(runner, probes: list[dict]) -> tuple[list[dict], dict[int, int]]:
+    """One record per data input and op, in topological order, and node → record index."""
+    sym = runner.symbol
+    data = {s.name: s for s in runner.inputs}
+    declared = {s.name: s.shape for s in runner.inputs if s.shape is not None}
+    pshapes, aux, seen = _param_shapes(runner), set(sym.list_auxiliary_states()), set()
+    # FLOPs only where they are well defined: batch 1 with every other dim fixed
+    flops_ok = all(-1 not in s[1:] for s in declared.values()) and len(declared) == len(data)
+    shape_of = _shape_reader(probes, any(s and s[0] == -1 for s in declared.values()))
     nodes: list[dict] = []
     index: dict[int, int] = {}
-    total_params = 0
-    seen_params: set[str] = set()
     for n in sym.topo():
-        if n.is_var and n.name not in data:
-            continue
         if n.is_var:
-            spec = data[n.name]
-            index[id(n)] = len(nodes)
-            nodes.append({"id": len(nodes), "name": n.name, "op": "input", "kind": "input",
-                          "attrs": {k: v for k, v in n.attrs.items()},
-                          "inputs": [], "outputs": [n.name],
-                          "output_shapes": [list(spec.shape) if spec.shape is not None else None],
-                          "datatype": spec.datatype, "params": 0, "param_tensors": [],
-                          "flops": None})
+            if n.name in data:
+                index[id(n)] = len(nodes)
+                nodes.append(_input_node(n, data[n.name], len(nodes)))
             continue
-        slot_names = _input_names(n)
+        slots = _input_names(n)
         inputs, ptensors = [], []
-        n_params = 0
         for k, (src, i) in enumerate(n.inputs):
             if src.is_var and src.name not in data:
-                shp = pshapes.get(src.name)
-                if shp is None:
-                    shp = next((p.get((id(src), i)) for p in probes if p.get((id(src), i))), None)
-                size = int(math.prod(shp)) if shp is not None else 0
-                n_params += size
-                ptensors.append({"name": src.name,
-                                 "slot": slot_names[k] if k < len(slot_names) else str(k),
-                                 "shape": list(shp) if shp is not None else None, "size": size,
-                                 "auxiliary": src.name in aux, "shared": src.name in seen_params})
-                seen_params.add(src.name)
+                ptensors.append(_param_tensor(src, i, slots[k] if k < len(slots) else str(k),
+                                              probes, pshapes, aux, seen))
             elif id(src) in index:
                 inputs.append([index[id(src)], i])
-        total_params += n_params
         nvis = n.num_visible()
-        fl = None
-        if flops_ok and n.op is not None and n.op.flops is not None:
-            ins = [probes[0].get((id(s), i)) for s, i in n.inputs]
-            outs = [probes[0].get((id(n), i)) for i in range(n.num_outputs())]
-            if all(x is not None for x in ins + outs):
-                try:
-                    fl = int(n.op.flops(n.parsed, ins, outs))
-                except Exception:  # noqa: BLE001
-                    fl = None
         index[id(n)] = len(nodes)
         nodes.append({"id": len(nodes), "name": n.name, "op": n.opname, "kind": "op",
                       "attrs": dict(n.attrs), "inputs": inputs,
                       "outputs": [n.output_name(i) for i in range(nvis)],
                       "output_shapes": [shape_of(n, i) for i in range(nvis)],
-                      "params": n_params, "param_tensors": ptensors, "flops": fl})
+                      "params": sum(t["size"] for t in ptensors), "param_tensors": ptensors,
+                      "flops": _flops(n, probes[0]) if flops_ok else None})
+    return nodes, index
+
+
+def build_graph(runner) -> dict:
+    sym = runner.symbol
+    declared = {s.name: s.shape for s in runner.inputs if s.shape is not None}
+    nodes, index = _nodes(runner, _probe(sym, declared))
     heads = []
     for spec, (n, i) in zip(runner.outputs, sym.outputs):
         if id(n) in index:
@@ -146,7 +167,7 @@ def build_graph(runner) -> dict:
                           "datatype": spec.datatype,
                           "shape": list(spec.shape) if spec.shape is not None else None})
     return {"name": runner.name, "version": runner.version,
-            "nodes": nodes, "heads": heads, "total_params": total_params,
+            "nodes": nodes, "heads": heads, "total_params": sum(x["params"] for x in nodes),
             "op_count": sum(1 for x in nodes if x["kind"] == "op"),
             "inputs": [s.public() for s in runner.inputs],
             "outputs": [s.public() for s in runner.outputs]}
