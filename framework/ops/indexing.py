@@ -281,3 +281,18 @@ def clip(a, x, out=None):
     if out is not None:
         return np.clip(x, lo, hi, out=out)
     return _ret(np.clip(x, lo, hi))
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers  # noqa: E402
+
+
+@lowers(clip)
+def _clip_onnx(ctx, node, ins):
+    a = node.parsed
+    x = ins[0]
+    dt = ctx.dtype(x)
+    conv = float if dt.kind == "f" else int
+    lo = "" if a.a_min is None else ctx.const(np.asarray(conv(a.a_min), dt), hint="lo")
+    hi = "" if a.a_max is None else ctx.const(np.asarray(conv(a.a_max), dt), hint="hi")
+    return ctx.op("Clip", [x, lo, hi])

@@ -277,3 +277,14 @@ def space_to_depth(a, x):
         raise ShapeError(f"space_to_depth: spatial size {(H, W)} not divisible by {b}")
     y = x.reshape(N, C, H // b, b, W // b, b).transpose(0, 3, 5, 1, 2, 4)
     return y.reshape(N, C * b * b, H // b, W // b)
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers, refuse_if  # noqa: E402
+
+
+@lowers(dropout, check=refuse_if(random_dropout_at_inference=lambda a: a.mode == "always"
+                                 and a.p > 0))
+def _dropout_onnx(ctx, node, ins):
+    """Identity at inference (mode='training'); the hidden mask is ones."""
+    return ctx.op("Identity", ins)

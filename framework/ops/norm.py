@@ -250,3 +250,38 @@ def lrn(a, x):
     norm = win * xf.dtype.type(a.alpha / a.nsize) + xf.dtype.type(a.knorm)
     y = xf * np.power(norm, xf.dtype.type(-a.beta))
     return y.astype(x.dtype, copy=False), norm.astype(x.dtype, copy=False)
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.layout import per_axis  # noqa: E402
+from ..onnx.lowering import lowers  # noqa: E402
+
+
+@lowers(batch_norm)
+def _bn_onnx(ctx, node, ins):
+    """Inference BatchNorm; fix_gamma uses ones for gamma. Axis 1 maps to ONNX
+    BatchNormalization (which ONNX Runtime fuses into a preceding Conv); other axes multiply-add
+    a per-channel scale and shift. With output_mean_var, MXNet's CPU outputs follow: the moving
+    mean and the inverse std."""
+    a = node.parsed
+    x, gamma, beta, mean, var = ins
+    r = ctx.rank(x)
+    ax = _axis(a.axis, r, "BatchNorm")
+    C = ctx.shape(x)[ax]
+    dt = ctx.dtype(x)
+    if a.fix_gamma:
+        gamma = ctx.const(np.ones(C, dt), hint="ones")
+    if ax == 1 and r >= 2:
+        y = ctx.op("BatchNormalization", [x, gamma, beta, mean, var], epsilon=float(a.eps))
+    else:
+        invstd = ctx.op("Reciprocal", [ctx.op("Sqrt", [ctx.op("Add", [var, ctx.scalar(
+            float(a.eps), var)])])])
+        scale = ctx.op("Mul", [gamma, invstd])
+        shift = ctx.op("Sub", [beta, ctx.op("Mul", [mean, scale])])
+        y = ctx.op("Add", [ctx.op("Mul", [x, per_axis(ctx, scale, r, ax)]),
+                           per_axis(ctx, shift, r, ax)])
+    if not a.output_mean_var:
+        return y
+    invstd = ctx.op("Reciprocal", [ctx.op("Sqrt", [ctx.op("Add", [var, ctx.scalar(
+        float(a.eps), var)])])])
+    return [y, ctx.op("Identity", [mean]), invstd]

@@ -228,3 +228,12 @@ def _rl_shape(a, s):
 def reshape_like(a, x, y):
     """Reshape lhs to the shape of rhs (or of the given dim ranges)."""
     return _reshape(x, _rl_shape(a, [x.shape, y.shape])[0])
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers  # noqa: E402
+
+
+@lowers(flatten)
+def _flatten_onnx(ctx, node, ins):
+    return ctx.op("Flatten", ins, axis=1)

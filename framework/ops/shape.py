@@ -400,3 +400,13 @@ def roll(a, x):
         return x.copy()
     shift = a.shift if a.axis is not None or len(a.shift) > 1 else a.shift[0]
     return np.roll(x, shift, axis=a.axis)
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers  # noqa: E402
+
+
+@lowers(concat)
+def _concat_onnx(ctx, node, ins):
+    dt = ctx.out_dtype()
+    return ctx.op("Concat", [ctx.cast(x, dt) for x in ins], axis=node.parsed.dim)

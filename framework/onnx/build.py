@@ -1,0 +1,129 @@
+"""`lower_symbol`: a whole Symbol (or a partition's subgraph) → one ONNX ModelProto."""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from ..base import MXNetError
+from ..symbol.graph import Node, Symbol
+from ..symbol.infer import infer_dtypes, infer_shapes
+from .context import DEFAULT_OPSET, LoweringContext
+from .lowering import OnnxLoweringError, Unsupported
+
+BATCH = "batch"          # the symbolic name of a dynamic leading axis
+
+
+def refusal(node: Node) -> str | None:
+    """Why `node` cannot be lowered (from its op and attrs alone), or None when it can."""
+    if node.is_var:
+        return None
+    low = getattr(node.op, "onnx", None)
+    if low is None:
+        return "the op has no ONNX lowering"
+    try:
+        return low.refusal(node.parsed)
+    except MXNetError as e:
+        return str(e)
+
+
+def lowerable(node: Node) -> bool:
+    """Whether `lower_symbol` can lower `node` (shape-dependent refusals aside)."""
+    return refusal(node) is None
+
+
+def _error(node: Node, reason: str) -> OnnxLoweringError:
+    return OnnxLoweringError(f"node '{node.name}' (op {node.opname}) cannot be lowered to "
+                             f"ONNX: {reason}")
+
+
+def lower_symbol(symbol: Symbol, params: Mapping[str, np.ndarray],
+                 shapes: Mapping[str, tuple], dtypes: Mapping[str, object] | None = None, *,
+                 dynamic_batch: bool = True, opset: int = DEFAULT_OPSET,
+                 graph_name: str = "hybridserve"):
+    """The ONNX model of `symbol`.
+
+    Variables named in `params` become initializers (their names kept); the others are graph
+    inputs of the shapes in `shapes` (dtype from `dtypes`, else inferred, else float32), with a
+    symbolic leading axis when `dynamic_batch`. Outputs are named `symbol.list_outputs()`.
+    Raises OnnxLoweringError naming the first node (and op) that cannot be lowered.
+    """
+    ctx = LoweringContext(opset)              # raises MissingDependencyError without onnx
+    onnx = ctx.onnx
+    known = {**{k: tuple(np.shape(v)) for k, v in params.items()}, **dict(shapes)}
+    kdt = {**{k: np.asarray(v).dtype for k, v in params.items()}, **dict(dtypes or {})}
+    try:
+        shp = infer_shapes(symbol, known)
+        dts = infer_dtypes(symbol, kdt)
+    except MXNetError as e:
+        raise OnnxLoweringError(f"cannot lower to ONNX: {e}") from None
+    values: dict[tuple[int, int], str] = {}
+    inputs = []
+    for node in symbol.topo():
+        if node.is_var:
+            inputs += _lower_var(ctx, node, params, shp, dts, values, dynamic_batch)
+        else:
+            _lower_node(ctx, node, shp, dts, values)
+    outputs = _outputs(ctx, symbol, values, shp, dts)
+    used = {n for node in ctx.nodes for n in node.input}
+    inits = [t for t in ctx.initializers if t.name in used]    # e.g. gamma under fix_gamma
+    graph = onnx.helper.make_graph(ctx.nodes, graph_name, inputs, outputs, inits)
+    return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", opset)],
+                                  producer_name="hybridserve")
+
+
+def _lower_var(ctx, node, params, shp, dts, values, dynamic_batch) -> list:
+    name = ctx.reserve(node.name)
+    key = (id(node), 0)
+    values[key] = name
+    if node.name in params:
+        arr = np.asarray(params[node.name])
+        ctx.add_initializer(name, arr)
+        ctx.bind(name, arr.shape, arr.dtype)
+        return []
+    shape, dt = shp.get(key), dts.get(key) or np.dtype(np.float32)
+    if shape is None:
+        raise OnnxLoweringError(f"cannot lower to ONNX: the shape of input '{node.name}' is "
+                                "not given")
+    ctx.bind(name, shape, dt)
+    dims = [BATCH if (i == 0 and dynamic_batch) else d for i, d in enumerate(shape)]
+    return [ctx.helper.make_tensor_value_info(name, ctx.tensor_type(dt), dims)]
+
+
+def _lower_node(ctx, node, shp, dts, values) -> None:
+    why = refusal(node)
+    if why is not None:
+        raise _error(node, why)
+    ins = []
+    for src, i in node.inputs:
+        if (id(src), i) not in values:
+            raise _error(node, f"its input {i} of node '{src.name}' is an output ONNX lacks")
+        ins.append(values[(id(src), i)])
+    ctx.prefix = node.name or node.opname
+    n = node.num_outputs()
+    ctx.out_shapes = [shp.get((id(node), i)) for i in range(n)]
+    ctx.out_dtypes = [dts.get((id(node), i)) for i in range(n)]
+    try:
+        outs = node.op.onnx.fn(ctx, node, ins)
+    except Unsupported as e:
+        raise _error(node, str(e)) from None
+    outs = [outs] if isinstance(outs, str) else list(outs)
+    for i, name in enumerate(outs):
+        values[(id(node), i)] = name
+        ctx.bind(name, shp.get((id(node), i)), dts.get((id(node), i)))
+
+
+def _outputs(ctx, symbol, values, shp, dts) -> list:
+    outs = []
+    ctx.prefix = "output"
+    for (node, i), name in zip(symbol.outputs, symbol.list_outputs()):
+        if (id(node), i) not in values:
+            raise _error(node, f"its output {i} is not produced by its lowering")
+        final = ctx.fresh(name) if name in ctx._names else ctx.reserve(name)
+        ctx.nodes.append(ctx.helper.make_node("Identity", [values[(id(node), i)]], [final],
+                                              name=ctx.fresh("output")))
+        dt = dts.get((id(node), i)) or np.dtype(np.float32)
+        shape = shp.get((id(node), i))           # rank only: the sizes may follow the batch
+        dims = None if shape is None else [None] * len(shape)
+        outs.append(ctx.helper.make_tensor_value_info(final, ctx.tensor_type(dt), dims))
+    return outs
