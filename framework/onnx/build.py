@@ -7,9 +7,10 @@ import numpy as np
 
 from ..base import MXNetError
 from ..symbol.graph import Node, Symbol
-from ..symbol.infer import infer_dtypes, infer_shapes
+from ..symbol.infer import infer_dtypes
 from .context import DEFAULT_OPSET, LoweringContext
 from .lowering import OnnxLoweringError, Unsupported
+from .shapes import graph_shapes, resolved, varying_axes
 
 BATCH = "batch"          # the symbolic name of a dynamic leading axis
 
@@ -49,30 +50,43 @@ def lower_symbol(symbol: Symbol, params: Mapping[str, np.ndarray],
     Raises OnnxLoweringError naming the first node (and op) that cannot be lowered.
     """
     ctx = LoweringContext(opset)              # raises MissingDependencyError without onnx
-    onnx = ctx.onnx
     known = {**{k: tuple(np.shape(v)) for k, v in params.items()}, **dict(shapes)}
     kdt = {**{k: np.asarray(v).dtype for k, v in params.items()}, **dict(dtypes or {})}
+    data = [n.name for n in symbol.topo() if n.is_var and n.name not in params]
     try:
-        shp = infer_shapes(symbol, known)
-        dts = infer_dtypes(symbol, kdt)
-    except MXNetError as e:
+        shp, alt, attrs, unresolved = graph_shapes(symbol, known, data, dynamic_batch)
+        with resolved(unresolved, attrs):
+            dts = infer_dtypes(symbol, kdt)
+    except (MXNetError, ValueError) as e:
         raise OnnxLoweringError(f"cannot lower to ONNX: {e}") from None
+    ctx.dynamic_batch = alt is not None
+    with resolved(unresolved, attrs):
+        return _build(ctx, symbol, params, (shp, alt or {}, dts), graph_name)
+
+
+def _build(ctx, symbol, params, info, graph_name):
     values: dict[tuple[int, int], str] = {}
     inputs = []
     for node in symbol.topo():
         if node.is_var:
-            inputs += _lower_var(ctx, node, params, shp, dts, values, dynamic_batch)
+            inputs += _lower_var(ctx, node, params, info, values)
         else:
-            _lower_node(ctx, node, shp, dts, values)
-    outputs = _outputs(ctx, symbol, values, shp, dts)
+            _lower_node(ctx, node, info, values)
+    outputs = _outputs(ctx, symbol, values, info)
     used = {n for node in ctx.nodes for n in node.input}
     inits = [t for t in ctx.initializers if t.name in used]    # e.g. gamma under fix_gamma
-    graph = onnx.helper.make_graph(ctx.nodes, graph_name, inputs, outputs, inits)
-    return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", opset)],
-                                  producer_name="hybridserve")
+    h = ctx.helper
+    graph = h.make_graph(ctx.nodes, graph_name, inputs, outputs, inits)
+    return h.make_model(graph, opset_imports=[h.make_opsetid("", ctx.opset)],
+                        producer_name="hybridserve")
 
 
-def _lower_var(ctx, node, params, shp, dts, values, dynamic_batch) -> list:
+def _bind(ctx, name, key, info) -> None:
+    shp, alt, dts = info
+    ctx.bind(name, shp.get(key), dts.get(key), varying_axes(shp.get(key), alt.get(key)))
+
+
+def _lower_var(ctx, node, params, info, values) -> list:
     name = ctx.reserve(node.name)
     key = (id(node), 0)
     values[key] = name
@@ -81,16 +95,19 @@ def _lower_var(ctx, node, params, shp, dts, values, dynamic_batch) -> list:
         ctx.add_initializer(name, arr)
         ctx.bind(name, arr.shape, arr.dtype)
         return []
-    shape, dt = shp.get(key), dts.get(key) or np.dtype(np.float32)
+    shape = info[0].get(key)
     if shape is None:
         raise OnnxLoweringError(f"cannot lower to ONNX: the shape of input '{node.name}' is "
                                 "not given")
-    ctx.bind(name, shape, dt)
-    dims = [BATCH if (i == 0 and dynamic_batch) else d for i, d in enumerate(shape)]
+    _bind(ctx, name, key, info)
+    dt = ctx.dtype(name)
+    if ctx.dynamic_batch and ctx.batch_source is None and len(shape):
+        ctx.batch_source, ctx.static_batch = name, shape[0]
+    dims = [BATCH if (i == 0 and ctx.dynamic_batch) else d for i, d in enumerate(shape)]
     return [ctx.helper.make_tensor_value_info(name, ctx.tensor_type(dt), dims)]
 
 
-def _lower_node(ctx, node, shp, dts, values) -> None:
+def _lower_node(ctx, node, info, values) -> None:
     why = refusal(node)
     if why is not None:
         raise _error(node, why)
@@ -100,9 +117,11 @@ def _lower_node(ctx, node, shp, dts, values) -> None:
             raise _error(node, f"its input {i} of node '{src.name}' is an output ONNX lacks")
         ins.append(values[(id(src), i)])
     ctx.prefix = node.name or node.opname
-    n = node.num_outputs()
-    ctx.out_shapes = [shp.get((id(node), i)) for i in range(n)]
-    ctx.out_dtypes = [dts.get((id(node), i)) for i in range(n)]
+    shp, alt, dts = info
+    keys = [(id(node), i) for i in range(node.num_outputs())]
+    ctx.out_shapes = [shp.get(k) for k in keys]
+    ctx.out_varying = [varying_axes(shp.get(k), alt.get(k)) for k in keys]
+    ctx.out_dtypes = [dts.get(k) for k in keys]
     try:
         outs = node.op.onnx.fn(ctx, node, ins)
     except Unsupported as e:
@@ -110,10 +129,11 @@ def _lower_node(ctx, node, shp, dts, values) -> None:
     outs = [outs] if isinstance(outs, str) else list(outs)
     for i, name in enumerate(outs):
         values[(id(node), i)] = name
-        ctx.bind(name, shp.get((id(node), i)), dts.get((id(node), i)))
+        _bind(ctx, name, (id(node), i), info)
 
 
-def _outputs(ctx, symbol, values, shp, dts) -> list:
+def _outputs(ctx, symbol, values, info) -> list:
+    shp, _, dts = info
     outs = []
     ctx.prefix = "output"
     for (node, i), name in zip(symbol.outputs, symbol.list_outputs()):

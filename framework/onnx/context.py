@@ -35,6 +35,11 @@ class LoweringContext:
         self.prefix = "v"                   # the graph node being lowered names its values
         self.out_shapes: list = []          # inferred output shapes/dtypes of that node
         self.out_dtypes: list = []
+        self.out_varying: list = []         # …and which of their axes follow the batch
+        self._varying: dict[str, tuple] = {}
+        self.dynamic_batch = False
+        self.batch_source: str | None = None   # graph input whose axis 0 is the batch
+        self.static_batch = 1
 
     # -- names --------------------------------------------------------------------------------
     def reserve(self, name: str) -> str:
@@ -53,10 +58,20 @@ class LoweringContext:
         return name
 
     # -- values -------------------------------------------------------------------------------
-    def bind(self, name: str, shape: tuple | None, dtype) -> None:
-        """Record the static shape/dtype of a value (done for every graph entry)."""
+    def bind(self, name: str, shape: tuple | None, dtype, varying: tuple = ()) -> None:
+        """Record the static shape/dtype of a value (done for every graph entry) and which of
+        its axes follow the dynamic batch."""
         self._shapes[name] = None if shape is None else tuple(shape)
         self._dtypes[name] = None if dtype is None else np.dtype(dtype)
+        self._varying[name] = tuple(varying)
+
+    def varying(self, name: str) -> tuple:
+        """Axes of `name` whose size follows the dynamic batch (empty for a static graph)."""
+        return self._varying.get(name, ())
+
+    def note_dtype(self, name: str, dtype) -> None:
+        """Record the dtype of an intermediate value (so `scalar(v, like=name)` matches it)."""
+        self._dtypes.setdefault(name, np.dtype(dtype))
 
     def shape(self, name: str) -> tuple:
         s = self._shapes.get(name)
@@ -134,6 +149,37 @@ class LoweringContext:
         dt = self.dtype(name) if dtype is None else np.dtype(dtype)
         value = self.helper.make_tensor("value", self.tensor_type(dt), [1], [0])
         return self.op("ConstantOfShape", [self.shape_of(name)], value=value)
+
+    def batch(self) -> str:
+        """The runtime batch size (1-element int64)."""
+        if self.batch_source is None:
+            raise Unsupported("no dynamic batch to read")
+        return self.dim(self.batch_source, 0)
+
+    def runtime_shape(self, shape, varying=()) -> str:
+        """An int64 shape tensor: `shape`, with its `varying` axes scaled by the runtime batch."""
+        if not varying:
+            return self.ints(shape)
+        parts = []
+        for i, d in enumerate(shape):
+            if i not in varying:
+                parts.append(self.ints([d]))
+            elif d % self.static_batch:
+                raise Unsupported(f"axis {i} of size {d} is not a multiple of the batch")
+            else:
+                k = d // self.static_batch
+                b = self.batch()
+                parts.append(b if k == 1 else self.op("Mul", [b, self.ints([k])]))
+        return self.op("Concat", parts, axis=0)
+
+    def reshape_target(self, i: int = 0) -> str:
+        """A Reshape target for output `i`: its static shape, with -1 on the one axis that
+        follows the batch (several such axes: from the runtime batch)."""
+        out, vary = list(self.out_shape(i)), self.out_varying[i] if self.out_varying else ()
+        if len(vary) == 1:
+            out[vary[0]] = -1
+            return self.ints(out)
+        return self.runtime_shape(out, vary)
 
     def cast(self, name: str, dtype) -> str:
         if self.dtype(name) == np.dtype(dtype) and name in self._dtypes:
