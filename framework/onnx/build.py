@@ -124,13 +124,24 @@ def _lower_node(ctx, node, info, values) -> None:
     ctx.out_varying = [varying_axes(shp.get(k), alt.get(k)) for k in keys]
     ctx.out_dtypes = [dts.get(k) for k in keys]
     try:
-        outs = node.op.onnx.fn(ctx, node, ins)
+        outs = _fold(ctx, node, ins) or node.op.onnx.fn(ctx, node, ins)
     except Unsupported as e:
         raise _error(node, str(e)) from None
     outs = [outs] if isinstance(outs, str) else list(outs)
     for i, name in enumerate(outs):
         values[(id(node), i)] = name
         _bind(ctx, name, (id(node), i), info)
+
+
+def _fold(ctx, node, ins) -> list[str] | None:
+    """A node whose inputs are all constants (parameters being repacked: RNN weights reshaped
+    and concatenated) becomes constants, computed by its NumPy kernel."""
+    vals = [ctx.value(v) for v in ins]
+    if not ins or any(v is None for v in vals):
+        return None
+    outs = node.op.kernel(node.parsed, *vals)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    return [ctx.const(np.asarray(o), hint="folded") for o in outs]
 
 
 def _outputs(ctx, symbol, values, info) -> list:

@@ -32,6 +32,7 @@ class LoweringContext:
         self._shapes: dict[str, tuple | None] = {}
         self._dtypes: dict[str, np.dtype | None] = {}
         self._shape_ops: dict[str, str] = {}
+        self._values: dict[str, np.ndarray] = {}
         self.prefix = "v"                   # the graph node being lowered names its values
         self.out_shapes: list = []          # inferred output shapes/dtypes of that node
         self.out_dtypes: list = []
@@ -131,7 +132,14 @@ class LoweringContext:
         return self.const(np.asarray(value, self.dtype(like)), hint="k")
 
     def add_initializer(self, name: str, arr: np.ndarray) -> None:
-        self.initializers.append(self.onnx.numpy_helper.from_array(np.asarray(arr), name))
+        arr = np.asarray(arr)
+        self._values[name] = arr
+        self.initializers.append(self.onnx.numpy_helper.from_array(arr, name))
+
+    def value(self, name: str) -> np.ndarray | None:
+        """The array behind `name` when it is a constant (parameter or `const`), else None:
+        lowerings fold what depends on parameters only (RNN weight repacking)."""
+        return self._values.get(name)
 
     def shape_of(self, name: str) -> str:
         """The runtime shape of `name` (int64, 1-D), one Shape node per value."""
