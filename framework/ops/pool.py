@@ -371,3 +371,14 @@ def _pool_onnx(ctx, node, ins):
             return _global_pool_onnx(ctx, a, x, len(sp))
         return _window_pool_onnx(ctx, a, x, sp)
     return channel_wrapped(ctx, ins[0], last, run)
+
+
+@lowers(adaptive_avg_pooling2d)
+def _adaptive_avg_pool_onnx(ctx, node, ins):
+    """out = A_h · x · A_wᵀ with MXNet's adaptive windows as constant averaging matrices."""
+    x = ins[0]
+    oh, ow = _adaptive_size(node.parsed, None)
+    H, W = ctx.shape(x)[2:]
+    dt = ctx.dtype(x)
+    t = ctx.op("MatMul", [x, ctx.const(_avg_matrix(W, ow, dt).T.copy())])
+    return ctx.op("MatMul", [ctx.const(_avg_matrix(H, oh, dt)), t])
