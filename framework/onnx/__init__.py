@@ -16,13 +16,15 @@ The API (the ONNX Runtime partitioner and the exporters build on these):
 - `LoweringContext` — what a lowering writes into: `op(type, inputs, n_out, **attrs)`,
   `const`/`ints`/`scalar`, `shape`/`rank`/`dtype` of bound values, `shape_of`/`dim` at runtime.
 - `export_symbol(symbol, params, path, shapes)` / `convert(symbol_file, params_file, out,
-  shapes)` — write a `.onnx` file (checked by `onnx.checker`); `HybridBlock.export(path,
-  format='onnx')` and `SymbolBlock.export` use them.
+  input_shapes=None)` — write a `.onnx` file (checked by `onnx.checker`);
+  `HybridBlock.export(path, format='onnx')` (SymbolBlock too) writes `path.onnx` through
+  `export_block`.
 
 `import framework` never imports `onnx`/`onnxruntime`: they are imported when a model is built,
 and their absence then raises `MissingDependencyError` naming the package.
 """
 from .build import BATCH, lower_symbol, lowerable, refusal  # noqa: F401
 from .context import DEFAULT_OPSET, LoweringContext  # noqa: F401
+from .export import convert, export_block, export_symbol  # noqa: F401
 from .deps import MissingDependencyError, require  # noqa: F401
 from .lowering import OnnxLowering, OnnxLoweringError, Unsupported, lowers, lowers_named, refuse_if, simple  # noqa: F401

@@ -329,7 +329,7 @@ def _reduce_onnx(ctx, kind: str, x: str, axes, keepdims: bool, rank: int) -> str
     y = ctx.op(kind, [x, ctx.ints(axes)], keepdims=int(keepdims))
     if keepdims or len(ctx.out_shape()) == rank - len(axes):
         return y
-    return ctx.op("Reshape", [y, ctx.ints(ctx.out_shape())])
+    return ctx.op("Reshape", [y, ctx.reshape_target()])
 
 
 def _nan_to(ctx, x, value):
@@ -376,12 +376,12 @@ def _arg_onnx(kind: str, legacy: bool):
         x = ins[0]
         if a.axis is None:
             y = ctx.op(kind, [ctx.op("Reshape", [x, ctx.ints([-1])])], axis=0, keepdims=1)
-            y = ctx.op("Reshape", [y, ctx.ints(ctx.out_shape())])
+            y = ctx.op("Reshape", [y, ctx.reshape_target()])
         else:
             y = ctx.op(kind, [x], axis=norm_axis(a.axis, ctx.rank(x), "argmax"),
                        keepdims=int(a.keepdims))
             if not a.keepdims and ctx.rank(x) == 1 and ctx.out_shape():
-                y = ctx.op("Reshape", [y, ctx.ints(ctx.out_shape())])
+                y = ctx.op("Reshape", [y, ctx.reshape_target()])
         return ctx.cast(y, ctx.out_dtype()) if legacy else y
     return fn
 
@@ -411,7 +411,7 @@ def _moments_onnx(ctx, node, ins):
     r = ctx.rank(ins[0])
     axes = list(range(r)) if a.axes is None else list(norm_axes(a.axes, r, "moments"))
     m, v = _centered_square_mean(ctx, ins[0], axes, a.keepdims)
-    shape = ctx.ints(ctx.out_shape(0))
+    shape = ctx.reshape_target(0)
     return [ctx.op("Reshape", [m, shape]), ctx.op("Reshape", [v, shape])]
 
 

@@ -443,7 +443,7 @@ def _squeeze_onnx(ctx, node, ins):
     s = ctx.shape(ins[0])
     out = ctx.out_shape()
     if not out or len(out) == len(s):                # legacy full squeeze keeps (1,), or no-op
-        return ctx.op("Reshape", [ins[0], ctx.ints(out or [1])]) if out != s else \
+        return ctx.op("Reshape", [ins[0], ctx.reshape_target()]) if out != s else \
             ctx.op("Identity", ins)
     a = node.parsed
     axes = [i for i, d in enumerate(s) if d == 1] if a.axis is None else \
