@@ -22,7 +22,8 @@ def run_onnx(sym: Symbol, params: dict, inputs: dict, **kw) -> list[np.ndarray]:
     """Lower `sym` at the shapes of `inputs`, check the model, run it on `inputs`."""
     model = lower_symbol(sym, params, {k: np.shape(v) for k, v in inputs.items()},
                          {k: np.asarray(v).dtype for k, v in inputs.items()}, **kw)
-    return session(model).run(None, {k: np.asarray(v) for k, v in inputs.items()})
+    sess = session(model)                 # unused inputs (a loss op's label) are not declared
+    return sess.run(None, {i.name: np.asarray(inputs[i.name]) for i in sess.get_inputs()})
 
 
 def op_symbol(opname: str, attrs: dict, n_inputs: int, names=None) -> Symbol:
