@@ -417,3 +417,56 @@ for _base, _fn, _legacy in _CMP:
 @lowers_named("add_n")
 def _add_n_onnx(ctx, node, ins):
     return ctx.op("Sum", ins) if len(ins) > 1 else ctx.op("Identity", ins)
+
+
+def _fmod_onnx(ctx, x, y, dt):
+    """C fmod (the sign of x), 0 where y == 0 for floats, as the kernel."""
+    if not is_float(dt):
+        return ctx.op("Mod", [x, y], fmod=1)
+    r = ctx.op("Mod", [x, y], fmod=1)
+    zero = ctx.const(np.zeros((), dt))
+    return ctx.op("Where", [ctx.op("Equal", [y, zero]), zero, r])
+
+
+def _floor_div_onnx(ctx, x, y, dt):
+    if not is_float(dt):
+        raise Unsupported("integer floor division")
+    return ctx.op("Floor", [ctx.op("Div", [x, y])])
+
+
+def _bitwise_onnx(kind):
+    def build(ctx, x, y, dt):
+        if is_float(dt):
+            raise Unsupported(f"{kind} of floats")
+        return ctx.op(kind if dt != BOOL else {"BitwiseAnd": "And", "BitwiseOr": "Or",
+                                                "BitwiseXor": "Xor"}[kind], [x, y])
+    return build
+
+
+# ops whose ONNX form is more than one ONNX op of the same name: (ctx, x, y, dtype) -> value
+_ONNX_BUILT = {"fmod": _fmod_onnx, "floor_divide": _floor_div_onnx,
+               "bitwise_and": _bitwise_onnx("BitwiseAnd"), "bitwise_or": _bitwise_onnx("BitwiseOr"),
+               "bitwise_xor": _bitwise_onnx("BitwiseXor")}
+
+
+def _built_onnx(build, scalar: bool, reflected: bool):
+    def fn(ctx, node, ins):
+        dt = ctx.out_dtype()
+        x = ctx.cast(ins[0], dt)
+        if scalar:
+            v = float(node.parsed.scalar) if is_float(dt) else int(node.parsed.scalar)
+            y = ctx.const(np.asarray(v, dt), hint="scalar")
+            x, y = (y, x) if reflected else (x, y)
+        else:
+            y = ctx.cast(ins[1], dt)
+        return build(ctx, x, y, dt)
+    return fn
+
+
+for _base, _build in _ONNX_BUILT.items():
+    lowers_named(f"_npi_{_base}")(_built_onnx(_build, False, False))
+    lowers_named(f"_npi_{_base}_scalar")(_built_onnx(_build, True, False))
+    if f"_npi_r{_base}_scalar" in {n for n, *_ in _SCALAR}:
+        lowers_named(f"_npi_r{_base}_scalar")(_built_onnx(_build, True, True))
+lowers_named("_npi_fmax_scalar")(_scalar_onnx("Max", False))
+lowers_named("_npi_fmin_scalar")(_scalar_onnx("Min", False))

@@ -291,3 +291,50 @@ def _logical_not_legacy_onnx(ctx, node, ins):
 @lowers(logical_not)
 def _logical_not_onnx(ctx, node, ins):
     return ctx.op("Not", [ctx.cast(ins[0], BOOL)])
+
+
+@lowers(around)
+def _around_onnx(ctx, node, ins):
+    """Half to even at `decimals` digits: Round(x · 10^d) / 10^d, as NumPy computes it."""
+    x, d = ins[0], node.parsed.decimals
+    if not is_float(ctx.dtype(x)) and d >= 0:
+        return ctx.op("Identity", [x])
+    if d == 0:
+        return ctx.op("Round", [x])
+    k = ctx.scalar(10.0 ** d, x)
+    return ctx.op("Div", [ctx.op("Round", [ctx.op("Mul", [x, k])]), k])
+
+
+def _isinf_onnx(pos: int, neg: int):
+    return lambda ctx, x: ctx.op("IsInf", [x], detect_positive=pos, detect_negative=neg)
+
+
+def _isfinite_onnx(ctx, x):
+    bad = ctx.op("Or", [ctx.op("IsNaN", [x]), ctx.op("IsInf", [x])])
+    return ctx.op("Not", [bad])
+
+
+_ONNX_PRED = {"_npi_isnan": lambda ctx, x: ctx.op("IsNaN", [x]), "_npi_isinf": _isinf_onnx(1, 1),
+              "_npi_isposinf": _isinf_onnx(1, 0), "_npi_isneginf": _isinf_onnx(0, 1),
+              "_npi_isfinite": _isfinite_onnx}
+
+
+def _pred_onnx(build):
+    def fn(ctx, node, ins):
+        x = ins[0]
+        if not is_float(ctx.dtype(x)):               # integers are never NaN or infinite
+            value = node.op.name == "_npi_isfinite"
+            return ctx.op("Not", [ctx.zeros_like(x, BOOL)]) if value else ctx.zeros_like(x, BOOL)
+        return build(ctx, x)
+    return fn
+
+
+for _name, _build in _ONNX_PRED.items():
+    lowers_named(_name)(_pred_onnx(_build))
+
+
+@lowers(bitwise_not)
+def _bitwise_not_onnx(ctx, node, ins):
+    if ctx.dtype(ins[0]) == BOOL:
+        return ctx.op("Not", ins)
+    return ctx.op("BitwiseNot", ins)

@@ -566,3 +566,14 @@ def _split_v2_onnx(ctx, node, ins):
     a = node.parsed
     ax = norm_axis(a.axis, ctx.rank(ins[0]), "split")
     return _split_onnx(ctx, ins[0], ax, _v2_bounds(a, ctx.shape(ins[0])[ax]), a.squeeze_axis)
+
+
+@lowers(np_concatenate)
+def _np_concatenate_onnx(ctx, node, ins):
+    dt = ctx.out_dtype()
+    xs = [ctx.cast(x, dt) for x in ins]
+    if node.parsed.axis is None:
+        xs, axis = [ctx.op("Reshape", [x, ctx.ints([-1])]) for x in xs], 0
+    else:
+        axis = node.parsed.axis
+    return ctx.op("Concat", xs, axis=axis)

@@ -162,3 +162,14 @@ def _topk_onnx(ctx, node, ins):
     if a.ret_typ == "value":
         return vals
     return [vals, ind] if a.ret_typ == "both" else ind
+
+
+def _trilu_onnx(upper: int):
+    def fn(ctx, node, ins):
+        return ctx.op("Trilu", [ins[0], ctx.const(np.asarray(node.parsed.k, np.int64))],
+                      upper=upper)
+    return fn
+
+
+lowers(tril)(_trilu_onnx(0))
+lowers(triu)(_trilu_onnx(1))

@@ -253,3 +253,25 @@ def test_where_variants():
     check_op("where", {}, [c, f32(2, 3), f32(2, 3)])
     check_op("where", {}, [np.array([1, 0], np.float32), f32(2, 3), f32(2, 3)])
     check_op("_npi_where", {}, [c, f32(2, 3), f32(1, 3)])
+
+
+def _special_values():
+    x = f32(2, 3) * 3
+    x[0, 0], x[0, 1], x[1, 2] = np.nan, np.inf, -np.inf
+    return x
+
+
+@pytest.mark.parametrize("op,attrs,ins", [
+    ("_npi_around", {"decimals": 1}, lambda: [f32(2, 3) * 5]),
+    ("_npi_isnan", {}, lambda: [_special_values()]), ("_npi_isinf", {}, lambda: [_special_values()]),
+    ("_npi_isfinite", {}, lambda: [_special_values()]),
+    ("_npi_isposinf", {}, lambda: [_special_values()]),
+    ("_npi_fmod", {}, lambda: [f32(2, 3) * 4, f32(1, 3, lo=0.5)]),
+    ("_npi_floor_divide", {}, lambda: [f32(2, 3) * 4, f32(1, 3, lo=0.5)]),
+    ("_npi_rfmod_scalar", {"scalar": 2.5, "is_int": False}, lambda: [f32(2, 3, lo=0.5)]),
+    ("_npi_bitwise_and", {}, lambda: [np.arange(6, dtype=np.int32).reshape(2, 3),
+                                      np.full((2, 3), 5, np.int32)]),
+    ("_npi_concatenate", {"num_args": 2, "axis": "None"}, lambda: [f32(2, 3), f32(4)]),
+    ("_npi_tril", {"k": 1}, lambda: [f32(2, 3, 4)]), ("_npi_triu", {"k": -1}, lambda: [f32(3, 4)])])
+def test_numpy_extras(op, attrs, ins):
+    check_op(op, attrs, ins())
