@@ -6,7 +6,8 @@ from typing import Mapping
 import numpy as np
 
 from ..base import MXNetError
-from ..symbol.graph import Node, Symbol
+from ..compiler.passes.unknown_dims import unresolved_nodes
+from ..symbol.graph import Node, Symbol, rename_vars
 from ..symbol.infer import infer_dtypes
 from .context import DEFAULT_OPSET, LoweringContext
 from .lowering import OnnxLoweringError, Unsupported
@@ -50,6 +51,9 @@ def lower_symbol(symbol: Symbol, params: Mapping[str, np.ndarray],
     Raises OnnxLoweringError naming the first node (and op) that cannot be lowered.
     """
     ctx = LoweringContext(opset)              # raises MissingDependencyError without onnx
+    if unresolved_nodes(symbol.topo()):
+        # a private copy of the nodes: their resolved attrs never touch a graph others run
+        symbol = rename_vars(symbol, {})
     known = {**{k: tuple(np.shape(v)) for k, v in params.items()}, **dict(shapes)}
     kdt = {**{k: np.asarray(v).dtype for k, v in params.items()}, **dict(dtypes or {})}
     data = [n.name for n in symbol.topo() if n.is_var and n.name not in params]

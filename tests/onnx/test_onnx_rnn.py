@@ -74,6 +74,8 @@ def test_zero_state_follows_the_runtime_batch():
     a = get_op("RNN").parse_attrs(sym.outputs[0][0].attrs)
     params = {"params": (rng.standard_normal(param_size(a, I)) * 0.5).astype(np.float32)}
     sess = session(lower_symbol(sym, params, {"data": (2, T, I)}))     # lowered at batch 2
+    zeros = [n for n in sym.topo() if n.opname == "_zeros"]
+    assert zeros and all(0 in n.parsed.shape for n in zeros)     # the caller's graph untouched
     for n in (2, 5):
         feed = {"data": rng.standard_normal((n, T, I)).astype(np.float32)}
         assert_close(sess.run(None, feed), _numpy(sym, params, feed))
