@@ -78,10 +78,10 @@ def _build(ctx, symbol, params, info, graph_name):
             _lower_node(ctx, node, info, values)
     outputs = _outputs(ctx, symbol, values, info)
     used = {n for node in ctx.nodes for n in node.input}
-    inits = [t for t in ctx.initializers if t.name in used]    # e.g. gamma under fix_gamma
     inputs = [i for i in inputs if i.name in used]     # e.g. SoftmaxOutput's label
     h = ctx.helper
-    graph = h.make_graph(ctx.nodes, graph_name, inputs, outputs, inits)
+    graph = h.make_graph(ctx.nodes, graph_name, inputs, outputs)
+    ctx.write_initializers(graph, [n for n in ctx.initializers if n in used])  # not fix_gamma's
     return h.make_model(graph, opset_imports=[h.make_opsetid("", ctx.opset)],
                         producer_name="hybridserve")
 

@@ -26,7 +26,7 @@ class LoweringContext:
         self.helper = self.onnx.helper
         self.opset = opset
         self.nodes: list = []
-        self.initializers: list = []
+        self.initializers: list[str] = []    # names, in order; arrays in _values
         self._names: set[str] = set()
         self._consts: dict[tuple, str] = {}
         self._shapes: dict[str, tuple | None] = {}
@@ -135,9 +135,18 @@ class LoweringContext:
         return self.const(np.asarray(value, self.dtype(like)), hint="k")
 
     def add_initializer(self, name: str, arr: np.ndarray) -> None:
-        arr = np.asarray(arr)
-        self._values[name] = arr
-        self.initializers.append(self.onnx.numpy_helper.from_array(arr, name))
+        self._values[name] = np.asarray(arr)
+        self.initializers.append(name)
+
+    def write_initializers(self, graph, names) -> None:
+        """Store the arrays of `names` in `graph`, each copied once (parameters are large)."""
+        for name in names:
+            arr = self._values[name]            # tobytes() writes C order
+            t = graph.initializer.add()
+            t.name = name
+            t.data_type = self.tensor_type(arr.dtype)
+            t.dims.extend(arr.shape)
+            t.raw_data = arr.tobytes()
 
     def value(self, name: str) -> np.ndarray | None:
         """The array behind `name` when it is a constant (parameter or `const`), else None:
