@@ -14,7 +14,15 @@ The API (the ONNX Runtime partitioner and the exporters build on these):
   outputs are named `symbol.list_outputs()`. A node that cannot be lowered raises
   `OnnxLoweringError` naming the node and its op.
 - `LoweringContext` — what a lowering writes into: `op(type, inputs, n_out, **attrs)`,
-  `const`/`ints`/`scalar`, `shape`/`rank`/`dtype` of bound values, `shape_of`/`dim` at runtime.
+  `const`/`ints`/`scalar`, `shape`/`rank`/`dtype` of bound values and `out_shape`/`out_dtype` of
+  the node's outputs (static, inferred at the given shapes), `varying(v)` — the axes that follow
+  the dynamic batch (found by inferring again at a doubled batch) — with `reshape_target()` /
+  `runtime_shape()` to write such shapes, `shape_of`/`dim` at runtime, and `value(v)`, the array
+  of a constant. A node whose inputs are all constants is folded by its NumPy kernel.
+- Dynamic batch: the leading axis of every graph input is symbolic (`batch`) when the graph
+  infers at a doubled leading axis too; a graph that does not (axis 0 is not a batch) keeps
+  static inputs. A partitioner lowering a subgraph whose inputs do not share a leading batch axis
+  should pass `dynamic_batch=False`.
 - `export_symbol(symbol, params, path, shapes)` / `convert(symbol_file, params_file, out,
   input_shapes=None)` — write a `.onnx` file (checked by `onnx.checker`);
   `HybridBlock.export(path, format='onnx')` (SymbolBlock too) writes `path.onnx` through
