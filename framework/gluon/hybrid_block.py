@@ -354,13 +354,21 @@ class HybridBlock(Block):
                format: str = "2.x"):
         """Write `path-symbol.json` + `path-EEEE.params` (or return them for path=None).
 
-        `format='1.x'` (a hybridserve extension) writes files real MXNet 1.x can load."""
+        `format='1.x'` (a hybridserve extension) writes files real MXNet 1.x can load;
+        `format='onnx'` writes `path.onnx`, a standard ONNX model (opset 18) of the whole graph
+        (inputs named as the data inputs, leading axis dynamic, parameters as initializers)
+        and returns its path; it needs the `onnx` package."""
+        if format == "onnx":
+            if path is None:
+                raise ValueError("export(format='onnx') needs a path")
+            from ..onnx.export import export_block
+            return export_block(self, path, epoch, remove_amp_cast)
         if format == "1.x":
             from ..symbol.legacy_export import export_legacy
             return export_legacy(self, path, epoch, remove_amp_cast,
                                  input_shapes=getattr(self, "_traced_shapes", None))
         if format != "2.x":
-            raise ValueError(f"export format must be '2.x' or '1.x', got {format!r}")
+            raise ValueError(f"export format must be '2.x', '1.x' or 'onnx', got {format!r}")
         from .export import export
         return export(self, path, epoch, remove_amp_cast)
 

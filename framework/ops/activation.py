@@ -206,3 +206,85 @@ def leaky_relu(a, x, gamma=None):
     slope = (lower_bound + upper_bound) / 2; returns (output, mask), both visible as in MXNet)."""
     return _leaky(a, x, gamma)
 
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers, simple  # noqa: E402
+
+
+def _softrelu_onnx(ctx, x):
+    return ctx.op("Softplus", [x])
+
+
+def _log_sigmoid_onnx(ctx, x):
+    return ctx.op("Neg", [ctx.op("Softplus", [ctx.op("Neg", [x])])])
+
+
+_ONNX_ACT = {
+    "relu": lambda ctx, x: ctx.op("Relu", [x]),
+    "sigmoid": lambda ctx, x: ctx.op("Sigmoid", [x]),
+    "tanh": lambda ctx, x: ctx.op("Tanh", [x]),
+    "softrelu": _softrelu_onnx,
+    "softsign": lambda ctx, x: ctx.op("Softsign", [x]),
+    "log_sigmoid": _log_sigmoid_onnx,
+    "mish": lambda ctx, x: ctx.op("Mish", [x]),
+}
+
+
+@lowers(activation)
+def _activation_onnx(ctx, node, ins):
+    return _ONNX_ACT[node.parsed.act_type](ctx, ins[0])
+
+
+lowers(relu_op)(simple("Relu"))
+lowers(sigmoid_op)(simple("Sigmoid"))
+lowers(softsign_op)(simple("Softsign"))
+lowers(mish_op)(simple("Mish"))
+
+
+@lowers(log_sigmoid_op)
+def _log_sigmoid_op_onnx(ctx, node, ins):
+    return _log_sigmoid_onnx(ctx, ins[0])
+
+
+@lowers(hard_sigmoid)
+def _hard_sigmoid_onnx(ctx, node, ins):
+    a = node.parsed
+    return ctx.op("HardSigmoid", ins, alpha=float(a.alpha), beta=float(a.beta))
+
+
+def _gelu_onnx(ctx, x, approx: bool):
+    """0.5·x·(1 + erf(x/√2)), or the tanh form (ONNX Gelu is opset 20; this runs on 18)."""
+    if approx:
+        inner = ctx.op("Mul", [ctx.op("Add", [x, ctx.op("Mul", [ctx.scalar(0.044715, x),
+                       ctx.op("Mul", [x, ctx.op("Mul", [x, x])])])]),
+                       ctx.scalar(0.7978845608028654, x)])
+        t = ctx.op("Tanh", [inner])
+    else:
+        t = ctx.op("Erf", [ctx.op("Div", [x, ctx.scalar(1.4142135623730951, x)])])
+    return ctx.op("Mul", [ctx.op("Mul", [ctx.scalar(0.5, x), x]),
+                          ctx.op("Add", [ctx.scalar(1.0, x), t])])
+
+
+@lowers(leaky_relu)
+def _leaky_onnx(ctx, node, ins):
+    a = node.parsed
+    x, t = ins[0], a.act_type
+    if t == "leaky":
+        return ctx.op("LeakyRelu", [x], alpha=float(a.slope))
+    if t == "prelu":
+        g = ins[1]
+        gs = ctx.shape(g)
+        r = ctx.rank(x)
+        if len(gs) == 1 and r >= 2 and gs[0] == ctx.shape(x)[1] and gs[0] != 1:
+            g = ctx.op("Reshape", [g, ctx.ints([1, -1] + [1] * (r - 2))])
+        return ctx.op("PRelu", [x, g])
+    if t == "rrelu":
+        slope = (np.float32(a.lower_bound) + np.float32(a.upper_bound)) / np.float32(2)
+        y = ctx.op("LeakyRelu", [x], alpha=float(slope))
+        return [y, ctx.zeros_like(x)]
+    if t == "elu":
+        return ctx.op("Elu", [x], alpha=float(a.slope))
+    if t == "selu":
+        return ctx.op("Selu", [x], alpha=SELU_ALPHA, gamma=SELU_LAMBDA)
+    return _gelu_onnx(ctx, x, t == "gelu_tanh")

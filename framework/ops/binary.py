@@ -327,3 +327,146 @@ def add_n(a, *xs, out=None):
     for x in xs[1:]:
         np.add(out, x, out=out)
     return out
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import Unsupported, lowers_named  # noqa: E402
+
+
+def _float_mod_onnx(ctx, x, y, dt):
+    """NumPy's floor modulo of floats, 0 where y == 0 (as the kernel): x - floor(x / y) * y."""
+    r = ctx.op("Sub", [x, ctx.op("Mul", [ctx.op("Floor", [ctx.op("Div", [x, y])]), y])])
+    zero = ctx.const(np.zeros((), dt))
+    return ctx.op("Where", [ctx.op("Equal", [y, zero]), zero, r])
+
+
+def _onnx_arith(ctx, kind: str, x: str, y: str, dt) -> str:
+    if kind == "Mod":
+        if not is_float(dt):
+            return ctx.op("Mod", [x, y], fmod=0)
+        return _float_mod_onnx(ctx, x, y, dt)
+    if kind == "Hypot":
+        return ctx.op("Sqrt", [ctx.op("Add", [ctx.op("Mul", [x, x]), ctx.op("Mul", [y, y])])])
+    if kind == "Div" and not is_float(dt):
+        raise Unsupported("integer division")
+    return ctx.op(kind, [x, y])
+
+
+def _arith_onnx(kind: str):
+    def fn(ctx, node, ins):
+        dt = ctx.out_dtype()
+        x, y = (ctx.cast(v, dt) for v in ins)
+        return _onnx_arith(ctx, kind, x, y, dt)
+    return fn
+
+
+def _scalar_onnx(kind: str, reflected: bool):
+    def fn(ctx, node, ins):
+        dt = ctx.out_dtype()
+        x = ctx.cast(ins[0], dt)
+        s = ctx.const(np.asarray(float(node.parsed.scalar) if is_float(dt)
+                                 else int(node.parsed.scalar), dt), hint="scalar")
+        return _onnx_arith(ctx, kind, *((s, x) if reflected else (x, s)), dt)
+    return fn
+
+
+def _cmp_onnx(kind: str, scalar: bool):
+    def fn(ctx, node, ins):
+        x = ins[0]
+        if scalar:
+            dt = ctx.dtype(x)
+            y = ctx.const(np.asarray(float(node.parsed.scalar), dt), hint="scalar")
+        else:
+            dt = result_dtype(ctx.dtype(ins[0]), ctx.dtype(ins[1]))
+            x, y = ctx.cast(ins[0], dt), ctx.cast(ins[1], dt)
+        if kind.startswith("logical"):
+            op = {"logical_and": "And", "logical_or": "Or", "logical_xor": "Xor"}[kind]
+            r = ctx.op(op, [ctx.cast(x, BOOL), ctx.cast(y, BOOL)])
+        elif kind == "not_equal":
+            r = ctx.op("Not", [ctx.op("Equal", [x, y])])
+        else:
+            r = ctx.op({"equal": "Equal", "greater": "Greater", "greater_equal": "GreaterOrEqual",
+                        "less": "Less", "less_equal": "LessOrEqual"}[kind], [x, y])
+        out = ctx.out_dtype()
+        return r if out == BOOL else ctx.op("Cast", [r], to=ctx.tensor_type(out))
+    return fn
+
+
+# the ONNX computation of each arithmetic op above (by canonical name)
+_ONNX_ARITH = {"_npi_add": "Add", "_npi_subtract": "Sub", "_npi_multiply": "Mul",
+               "_npi_power": "Pow", "broadcast_maximum": "Max", "broadcast_minimum": "Min",
+               "_npi_mod": "Mod", "_npi_hypot": "Hypot", "_npi_true_divide": "Div",
+               "broadcast_div": "Div", "_npi_fmax": "Max", "_npi_fmin": "Min"}
+_ONNX_SCALAR = {"_npi_add_scalar": "Add", "_npi_subtract_scalar": "Sub",
+                "_npi_rsubtract_scalar": "Sub", "_npi_multiply_scalar": "Mul",
+                "_div_scalar": "Div", "_rdiv_scalar": "Div", "_npi_true_divide_scalar": "Div",
+                "_npi_rtrue_divide_scalar": "Div", "_npi_power_scalar": "Pow",
+                "_npi_rpower_scalar": "Pow", "_npi_mod_scalar": "Mod", "_npi_rmod_scalar": "Mod",
+                "_maximum_scalar": "Max", "_minimum_scalar": "Min", "_hypot_scalar": "Hypot"}
+
+for _name, _kind in _ONNX_ARITH.items():
+    lowers_named(_name)(_arith_onnx(_kind))
+for _name, _aliases, _fn, _refl, _div in _SCALAR:
+    if _name in _ONNX_SCALAR:
+        lowers_named(_name)(_scalar_onnx(_ONNX_SCALAR[_name], _refl))
+for _base, _fn, _legacy in _CMP:
+    lowers_named(f"_npi_{_base}", _legacy[0])(_cmp_onnx(_base, False))
+    lowers_named(f"_npi_{_base}_scalar", _legacy[1] + "_scalar")(_cmp_onnx(_base, True))
+
+
+@lowers_named("add_n")
+def _add_n_onnx(ctx, node, ins):
+    return ctx.op("Sum", ins) if len(ins) > 1 else ctx.op("Identity", ins)
+
+
+def _fmod_onnx(ctx, x, y, dt):
+    """C fmod (the sign of x), 0 where y == 0 for floats, as the kernel."""
+    if not is_float(dt):
+        return ctx.op("Mod", [x, y], fmod=1)
+    r = ctx.op("Mod", [x, y], fmod=1)
+    zero = ctx.const(np.zeros((), dt))
+    return ctx.op("Where", [ctx.op("Equal", [y, zero]), zero, r])
+
+
+def _floor_div_onnx(ctx, x, y, dt):
+    if not is_float(dt):
+        raise Unsupported("integer floor division")
+    return ctx.op("Floor", [ctx.op("Div", [x, y])])
+
+
+def _bitwise_onnx(kind):
+    def build(ctx, x, y, dt):
+        if is_float(dt):
+            raise Unsupported(f"{kind} of floats")
+        return ctx.op(kind if dt != BOOL else {"BitwiseAnd": "And", "BitwiseOr": "Or",
+                                                "BitwiseXor": "Xor"}[kind], [x, y])
+    return build
+
+
+# ops whose ONNX form is more than one ONNX op of the same name: (ctx, x, y, dtype) -> value
+_ONNX_BUILT = {"fmod": _fmod_onnx, "floor_divide": _floor_div_onnx,
+               "bitwise_and": _bitwise_onnx("BitwiseAnd"), "bitwise_or": _bitwise_onnx("BitwiseOr"),
+               "bitwise_xor": _bitwise_onnx("BitwiseXor")}
+
+
+def _built_onnx(build, scalar: bool, reflected: bool):
+    def fn(ctx, node, ins):
+        dt = ctx.out_dtype()
+        x = ctx.cast(ins[0], dt)
+        if scalar:
+            v = float(node.parsed.scalar) if is_float(dt) else int(node.parsed.scalar)
+            y = ctx.const(np.asarray(v, dt), hint="scalar")
+            x, y = (y, x) if reflected else (x, y)
+        else:
+            y = ctx.cast(ins[1], dt)
+        return build(ctx, x, y, dt)
+    return fn
+
+
+for _base, _build in _ONNX_BUILT.items():
+    lowers_named(f"_npi_{_base}")(_built_onnx(_build, False, False))
+    lowers_named(f"_npi_{_base}_scalar")(_built_onnx(_build, True, False))
+    if f"_npi_r{_base}_scalar" in {n for n, *_ in _SCALAR}:
+        lowers_named(f"_npi_r{_base}_scalar")(_built_onnx(_build, True, True))
+lowers_named("_npi_fmax_scalar")(_scalar_onnx("Max", False))
+lowers_named("_npi_fmin_scalar")(_scalar_onnx("Min", False))

@@ -236,3 +236,20 @@ def convolution(a, x, w, b=None, out=None):
         raise ShapeError(f"Convolution: weight shape {tuple(w.shape)} does not match kernel "
                          f"{tuple(a.kernel)}")
     return conv_nc(x, w, b, stride, pad, dilate, a.num_group, out=out)
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.layout import channel_first_weight, channel_wrapped  # noqa: E402
+from ..onnx.lowering import lowers  # noqa: E402
+
+
+@lowers(convolution)
+def _conv_onnx(ctx, node, ins):
+    a = node.parsed
+    nd = _nd(a)
+    stride, pad, dilate = conv_params(a, nd)
+    last = channel_last(a.layout)
+    w = channel_first_weight(ctx, ins[1], nd + 2) if last else ins[1]
+    return channel_wrapped(ctx, ins[0], last, lambda x: ctx.op(
+        "Conv", [x, w] + ins[2:], kernel_shape=list(a.kernel), strides=list(stride),
+        pads=list(pad) * 2, dilations=list(dilate), group=a.num_group))

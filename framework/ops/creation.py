@@ -172,3 +172,72 @@ def shape_array(a, x):
           infer_type=lambda a, d: [np.dtype(np.int64)])
 def size_array(a, x):
     return np.asarray([x.size], dtype=np.int64)
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import Unsupported, lowers  # noqa: E402
+
+
+def _fill_onnx(ctx, shape_tensor: str, value, dtype) -> str:
+    v = ctx.helper.make_tensor("value", ctx.tensor_type(dtype), [1], [value])
+    return ctx.op("ConstantOfShape", [shape_tensor], value=v)
+
+
+def _fill_value(node):
+    a = node.parsed
+    return {"_npi_ones": 1}.get(node.op.name, getattr(a, "value", 0))
+
+
+@lowers(zeros, ones, full, empty)
+def _fill_op_onnx(ctx, node, ins):
+    """A constant, or (an MXNet 1.x state `_zeros((0, H))` whose 0 is the batch) zeros of the
+    runtime batch."""
+    vary = ctx.out_varying[0] if ctx.out_varying else ()
+    if not vary:
+        return ctx.const(node.op.kernel(node.parsed), hint="fill")
+    dt = ctx.out_dtype()
+    return _fill_onnx(ctx, ctx.runtime_shape(ctx.out_shape(), vary),
+                      np.asarray(_fill_value(node), dt).item(), dt)
+
+
+@lowers(arange, eye, identity, linspace)
+def _static_creation_onnx(ctx, node, ins):
+    return ctx.const(node.op.kernel(node.parsed), hint="const")
+
+
+@lowers(arange_like)
+def _arange_like_onnx(ctx, node, ins):
+    if ctx.varying(ins[0]) and (node.parsed.axis is None
+                                or norm_axis(node.parsed.axis, ctx.rank(ins[0]), "arange_like")
+                                in ctx.varying(ins[0])):
+        raise Unsupported("arange_like over an axis that follows the batch")
+    x = np.zeros(ctx.shape(ins[0]), ctx.dtype(ins[0]))
+    return ctx.const(node.op.kernel(node.parsed, x), hint="arange")
+
+
+@lowers(zeros_like, ones_like, full_like)
+def _fill_like_onnx(ctx, node, ins):
+    value = {"zeros_like": 0, "ones_like": 1}.get(node.op.name)
+    value = node.parsed.fill_value if value is None else value
+    dt = ctx.out_dtype()
+    return _fill_onnx(ctx, ctx.shape_of(ins[0]), np.asarray(value, dt).item(), dt)
+
+
+@lowers(cast)
+def _cast_onnx(ctx, node, ins):
+    return ctx.op("Cast", ins, to=ctx.tensor_type(node.parsed.dtype))
+
+
+@lowers(block_grad, copy, cast_storage)
+def _identity_onnx(ctx, node, ins):
+    return ctx.op("Identity", ins)
+
+
+@lowers(shape_array)
+def _shape_array_onnx(ctx, node, ins):
+    return ctx.op("Identity", [ctx.shape_of(ins[0])])
+
+
+@lowers(size_array)
+def _size_array_onnx(ctx, node, ins):
+    return ctx.op("Reshape", [ctx.op("Size", ins), ctx.ints([1])])

@@ -140,3 +140,22 @@ def deconvolution(a, x, w, b=None, out=None):
         out[...] = res
         return out
     return res
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.layout import channel_first_weight, channel_wrapped  # noqa: E402
+from ..onnx.lowering import lowers  # noqa: E402
+
+
+@lowers(deconvolution)
+def _deconv_onnx(ctx, node, ins):
+    a = node.parsed
+    nd = len(a.kernel)
+    last = channel_last(a.layout)
+    shape = ctx.shape(ins[0])
+    stride, dilate, pad, adj, _ = deconv_geometry(a, shape[1:-1] if last else shape[2:])
+    w = channel_first_weight(ctx, ins[1], nd + 2) if last else ins[1]
+    return channel_wrapped(ctx, ins[0], last, lambda x: ctx.op(
+        "ConvTranspose", [x, w] + ins[2:], kernel_shape=list(a.kernel), strides=list(stride),
+        pads=list(pad) * 2, dilations=list(dilate), group=a.num_group,
+        output_padding=list(adj) if any(adj) else None))

@@ -202,3 +202,139 @@ def bitwise_not(a, x):
     if is_float(x.dtype):
         raise TypeError("bitwise_not is only defined for integer and boolean arrays")
     return _ret(np.invert(x))
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers, lowers_named  # noqa: E402
+
+
+def _op(kind):
+    return lambda ctx, x: ctx.op(kind, [x])
+
+
+def _scaled(kind, factor):
+    return lambda ctx, x: ctx.op("Mul", [ctx.op(kind, [x]), ctx.scalar(factor, x)])
+
+
+def _minus_one(ctx, x):
+    return ctx.op("Sub", [ctx.op("Exp", [x]), ctx.scalar(1, x)])
+
+
+def _log1p(ctx, x):
+    return ctx.op("Log", [ctx.op("Add", [x, ctx.scalar(1, x)])])
+
+
+def _cbrt(ctx, x):
+    mag = ctx.op("Pow", [ctx.op("Abs", [x]), ctx.scalar(1 / 3, x)])
+    return ctx.op("Mul", [ctx.op("Sign", [x]), mag])
+
+
+def _trunc(ctx, x):
+    return ctx.op("Where", [ctx.op("Less", [x, ctx.scalar(0, x)]), ctx.op("Ceil", [x]),
+                            ctx.op("Floor", [x])])
+
+
+def _rint_down(ctx, x):
+    """The kernel's rint: the nearer integer, ties to the lower one."""
+    f, c = ctx.op("Floor", [x]), ctx.op("Ceil", [x])
+    return ctx.op("Where", [ctx.op("LessOrEqual", [ctx.op("Sub", [x, f]), ctx.op("Sub", [c, x])]),
+                            f, c])
+
+
+def _round_away_onnx(ctx, x):
+    r = ctx.op("Floor", [ctx.op("Add", [ctx.op("Abs", [x]), ctx.scalar(0.5, x)])])
+    return ctx.op("Mul", [ctx.op("Sign", [x]), r])
+
+
+# each function above's ONNX form (by canonical name), computed in the output dtype
+_ONNX_UNARY = {
+    "exp": _op("Exp"), "expm1": _minus_one, "log": _op("Log"), "log1p": _log1p,
+    "log2": _scaled("Log", 1 / np.log(2)), "log10": _scaled("Log", 1 / np.log(10)),
+    "sqrt": _op("Sqrt"), "rsqrt": lambda ctx, x: ctx.op("Reciprocal", [ctx.op("Sqrt", [x])]),
+    "cbrt": _cbrt, "rcbrt": lambda ctx, x: ctx.op("Reciprocal", [_cbrt(ctx, x)]),
+    "sin": _op("Sin"), "cos": _op("Cos"), "tan": _op("Tan"), "arcsin": _op("Asin"),
+    "arccos": _op("Acos"), "arctan": _op("Atan"), "sinh": _op("Sinh"), "cosh": _op("Cosh"),
+    "tanh": _op("Tanh"), "arcsinh": _op("Asinh"), "arccosh": _op("Acosh"),
+    "arctanh": _op("Atanh"), "degrees": lambda ctx, x: ctx.op("Mul", [x, ctx.scalar(
+        180 / np.pi, x)]), "radians": lambda ctx, x: ctx.op("Mul", [x, ctx.scalar(np.pi / 180, x)]),
+    "erf": _op("Erf"),
+    "abs": _op("Abs"), "negative": _op("Neg"), "sign": _op("Sign"),
+    "square": lambda ctx, x: ctx.op("Mul", [x, x]), "reciprocal": _op("Reciprocal"),
+    "floor": _op("Floor"), "ceil": _op("Ceil"), "trunc": _trunc, "fix": _trunc,
+    "rint": _rint_down, "round": _round_away_onnx,
+}
+
+
+def _unary_onnx(build, rounding: bool):
+    def fn(ctx, node, ins):
+        dt = ctx.out_dtype()
+        if rounding and not is_float(dt):
+            return ctx.op("Identity", ins)
+        x = ctx.cast(ins[0], dt)
+        ctx.note_dtype(x, dt)              # scalars built inside take its dtype
+        return build(ctx, x)
+    return fn
+
+
+for _name, _aliases, _fn in _FLOAT_FNS + _KEEP_FNS:
+    if _name in _ONNX_UNARY:
+        lowers_named(_name)(_unary_onnx(_ONNX_UNARY[_name], _name in (
+            "floor", "ceil", "trunc", "fix", "rint", "round")))
+
+
+@lowers(logical_not_legacy)
+def _logical_not_legacy_onnx(ctx, node, ins):
+    r = ctx.op("Not", [ctx.cast(ins[0], BOOL)])
+    return ctx.op("Cast", [r], to=ctx.tensor_type(ctx.out_dtype()))
+
+
+@lowers(logical_not)
+def _logical_not_onnx(ctx, node, ins):
+    return ctx.op("Not", [ctx.cast(ins[0], BOOL)])
+
+
+@lowers(around)
+def _around_onnx(ctx, node, ins):
+    """Half to even at `decimals` digits: Round(x · 10^d) / 10^d, as NumPy computes it."""
+    x, d = ins[0], node.parsed.decimals
+    if not is_float(ctx.dtype(x)) and d >= 0:
+        return ctx.op("Identity", [x])
+    if d == 0:
+        return ctx.op("Round", [x])
+    k = ctx.scalar(10.0 ** d, x)
+    return ctx.op("Div", [ctx.op("Round", [ctx.op("Mul", [x, k])]), k])
+
+
+def _isinf_onnx(pos: int, neg: int):
+    return lambda ctx, x: ctx.op("IsInf", [x], detect_positive=pos, detect_negative=neg)
+
+
+def _isfinite_onnx(ctx, x):
+    bad = ctx.op("Or", [ctx.op("IsNaN", [x]), ctx.op("IsInf", [x])])
+    return ctx.op("Not", [bad])
+
+
+_ONNX_PRED = {"_npi_isnan": lambda ctx, x: ctx.op("IsNaN", [x]), "_npi_isinf": _isinf_onnx(1, 1),
+              "_npi_isposinf": _isinf_onnx(1, 0), "_npi_isneginf": _isinf_onnx(0, 1),
+              "_npi_isfinite": _isfinite_onnx}
+
+
+def _pred_onnx(build):
+    def fn(ctx, node, ins):
+        x = ins[0]
+        if not is_float(ctx.dtype(x)):               # integers are never NaN or infinite
+            value = node.op.name == "_npi_isfinite"
+            return ctx.op("Not", [ctx.zeros_like(x, BOOL)]) if value else ctx.zeros_like(x, BOOL)
+        return build(ctx, x)
+    return fn
+
+
+for _name, _build in _ONNX_PRED.items():
+    lowers_named(_name)(_pred_onnx(_build))
+
+
+@lowers(bitwise_not)
+def _bitwise_not_onnx(ctx, node, ins):
+    if ctx.dtype(ins[0]) == BOOL:
+        return ctx.op("Not", ins)
+    return ctx.op("BitwiseNot", ins)

@@ -281,3 +281,180 @@ def clip(a, x, out=None):
     if out is not None:
         return np.clip(x, lo, hi, out=out)
     return _ret(np.clip(x, lo, hi))
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers  # noqa: E402
+
+
+@lowers(clip)
+def _clip_onnx(ctx, node, ins):
+    a = node.parsed
+    x = ins[0]
+    dt = ctx.dtype(x)
+    conv = float if dt.kind == "f" else int
+    lo = "" if a.a_min is None else ctx.const(np.asarray(conv(a.a_min), dt), hint="lo")
+    hi = "" if a.a_max is None else ctx.const(np.asarray(conv(a.a_max), dt), hint="hi")
+    return ctx.op("Clip", [x, lo, hi])
+
+
+_I64_MIN, _I64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+
+
+def _onnx_bounds(b, e, s, varying: bool, n: int):
+    """ONNX Slice (start, end) of one axis: MXNet's normalisation at the static size, or (an
+    axis that follows the batch) the raw bounds, which ONNX clamps as Python does."""
+    s = 1 if s is None else s
+    if not varying:
+        sl = _slice_range(b, e, s, n)
+        start, stop, _ = sl.indices(n) if sl.stop is not None else (sl.start, None, s)
+        return start, (_I64_MIN if stop is None or stop < 0 else stop)
+    start = (0 if s > 0 else -1) if b is None else b
+    stop = (_I64_MAX if s > 0 else _I64_MIN) if e is None else e
+    return start, stop
+
+
+def _slice_onnx_axes(ctx, x, specs) -> str:
+    """specs: (axis, begin, end, step) in MXNet's terms."""
+    shape, vary = ctx.shape(x), ctx.varying(x)
+    starts, ends, axes, steps = [], [], [], []
+    for ax, b, e, s in specs:
+        st, en = _onnx_bounds(b, e, s, ax in vary, shape[ax])
+        starts.append(st)
+        ends.append(en)
+        axes.append(ax)
+        steps.append(1 if s is None else s)
+    if not axes:
+        return ctx.op("Identity", [x])
+    return ctx.op("Slice", [x, ctx.ints(starts), ctx.ints(ends), ctx.ints(axes), ctx.ints(steps)])
+
+
+@lowers(slice_)
+def _slice_onnx(ctx, node, ins):
+    a = node.parsed
+    return _slice_onnx_axes(ctx, ins[0], [(k, _opt(a.begin, k), _opt(a.end, k), _opt(a.step, k))
+                                          for k in range(len(a.begin))])
+
+
+@lowers(slice_axis)
+def _slice_axis_onnx(ctx, node, ins):
+    a = node.parsed
+    ax = norm_axis(a.axis, ctx.rank(ins[0]), "slice_axis")
+    return _slice_onnx_axes(ctx, ins[0], [(ax, a.begin, a.end, 1)])
+
+
+@lowers(slice_like)
+def _slice_like_onnx(ctx, node, ins):
+    a = node.parsed
+    x, like = ins
+    r = min(ctx.rank(x), ctx.rank(like))
+    axes = list(range(r)) if not a.axes else [norm_axis(ax, ctx.rank(x), "slice_like")
+                                              for ax in a.axes]
+    ends = ctx.op("Concat", [ctx.dim(like, ax) for ax in axes], axis=0)
+    return ctx.op("Slice", [x, ctx.ints([0] * len(axes)), ends, ctx.ints(axes)])
+
+
+@lowers(crop)
+def _crop_onnx(ctx, node, ins):
+    key = _crop_key(node.parsed, [ctx.shape(v) for v in ins])
+    return ctx.op("Slice", [ins[0], ctx.ints([key[2].start, key[3].start]),
+                            ctx.ints([key[2].stop, key[3].stop]), ctx.ints([2, 3])])
+
+
+def _index_onnx(ctx, idx: str, n: int, mode: str) -> str:
+    """int64 indices as `_take_idx` makes them (truncated; clipped or wrapped)."""
+    i = ctx.op("Cast", [idx], to=ctx.tensor_type(np.int64))
+    if mode == "wrap":
+        return ctx.op("Mod", [i, ctx.const(np.asarray(n, np.int64))])
+    if mode == "clip":
+        return ctx.op("Clip", [i, ctx.const(np.asarray(0, np.int64)),
+                               ctx.const(np.asarray(n - 1, np.int64))])
+    return i
+
+
+@lowers(take)
+def _take_onnx(ctx, node, ins):
+    a = node.parsed
+    ax = norm_axis(a.axis, ctx.rank(ins[0]), "take")
+    i = _index_onnx(ctx, ins[1], ctx.shape(ins[0])[ax], a.mode)
+    return ctx.op("Gather", [ins[0], i], axis=ax)
+
+
+@lowers(pick)
+def _pick_onnx(ctx, node, ins):
+    a = node.parsed
+    x = ins[0]
+    if a.axis is None:
+        flat = ctx.op("Reshape", [x, ctx.ints([-1])])
+        i = _index_onnx(ctx, ctx.op("Reshape", [ins[1], ctx.ints([-1])]),
+                        int(np.prod(ctx.shape(x))), a.mode)
+        return ctx.op("Gather", [flat, ctx.op("Slice", [i, ctx.ints([0]), ctx.ints([1])])])
+    ax = norm_axis(a.axis, ctx.rank(x), "pick")
+    i = _index_onnx(ctx, ins[1], ctx.shape(x)[ax], a.mode)
+    shape = [0 if k < ax else d for k, d in enumerate(ctx.shape(x)) if k != ax]
+    i = ctx.op("Reshape", [i, ctx.ints(shape)]) if ctx.rank(ins[1]) != len(shape) else i
+    y = ctx.op("GatherElements", [x, ctx.op("Unsqueeze", [i, ctx.ints([ax])])], axis=ax)
+    return y if a.keepdims else ctx.op("Squeeze", [y, ctx.ints([ax])])
+
+
+@lowers(one_hot)
+def _one_hot_onnx(ctx, node, ins):
+    a = node.parsed
+    i = ctx.op("Cast", [ins[0]], to=ctx.tensor_type(np.int64))
+    depth = ctx.const(np.asarray(a.depth, np.int64))
+    i = ctx.op("Where", [ctx.op("Less", [i, ctx.const(np.asarray(0, np.int64))]), depth, i])
+    values = ctx.const(np.asarray([a.off_value, a.on_value], a.dtype or F32))
+    return ctx.op("OneHot", [i, depth, values], axis=-1)
+
+
+@lowers(gather_nd)
+def _gather_nd_onnx(ctx, node, ins):
+    r = ctx.rank(ins[1])
+    i = ctx.op("Cast", [ins[1]], to=ctx.tensor_type(np.int64))
+    i = ctx.op("Transpose", [i], perm=list(range(1, r)) + [0])
+    return ctx.op("GatherND", [ins[0], i])
+
+
+def _bool(ctx, c):
+    return ctx.op("Cast", [c], to=ctx.tensor_type(np.bool_)) if ctx.dtype(c) != np.bool_ else c
+
+
+@lowers(where_legacy)
+def _where_legacy_onnx(ctx, node, ins):
+    c, x, y = ins
+    dt = ctx.out_dtype()
+    cond = _bool(ctx, c)
+    if ctx.rank(c) != ctx.rank(x):
+        cond = ctx.op("Unsqueeze", [cond, ctx.ints(range(1, ctx.rank(x)))])
+    return ctx.op("Where", [cond, ctx.cast(x, dt), ctx.cast(y, dt)])
+
+
+@lowers(where)
+def _where_onnx(ctx, node, ins):
+    dt = ctx.out_dtype()
+    return ctx.op("Where", [_bool(ctx, ins[0]), ctx.cast(ins[1], dt), ctx.cast(ins[2], dt)])
+
+
+@lowers(where_lscalar)
+def _where_lscalar_onnx(ctx, node, ins):
+    s = ctx.const(np.asarray(node.parsed.scalar, ctx.dtype(ins[1])))
+    return ctx.op("Where", [_bool(ctx, ins[0]), s, ins[1]])
+
+
+@lowers(where_rscalar)
+def _where_rscalar_onnx(ctx, node, ins):
+    s = ctx.const(np.asarray(node.parsed.scalar, ctx.dtype(ins[1])))
+    return ctx.op("Where", [_bool(ctx, ins[0]), ins[1], s])
+
+
+@lowers(where_scalar2)
+def _where_scalar2_onnx(ctx, node, ins):
+    a = node.parsed
+    return ctx.op("Where", [_bool(ctx, ins[0]), ctx.const(np.float32(a.x)),
+                            ctx.const(np.float32(a.y))])
+
+
+@lowers(boolean_mask)
+def _boolean_mask_onnx(ctx, node, ins):
+    m = _bool(ctx, ctx.op("Reshape", [ins[1], ctx.ints([-1])]))
+    return ctx.op("Compress", [ins[0], m], axis=node.parsed.axis)

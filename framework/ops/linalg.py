@@ -281,3 +281,118 @@ def eigh(a, x):
 @register("_npi_eigvalsh", attrs={"UPLO": Str("L")})
 def eigvalsh(a, x):
     return np.linalg.eigvalsh(_f(x), UPLO=a.UPLO)
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers  # noqa: E402
+
+
+def _cast2(ctx, ins):
+    dt = ctx.out_dtype()
+    return [ctx.cast(v, dt) for v in ins]
+
+
+@lowers(dot)
+def _dot_onnx(ctx, node, ins):
+    a = node.parsed
+    x, y = _cast2(ctx, ins)
+    xs, ys = ctx.shape(ins[0]), ctx.shape(ins[1])
+    if not xs or not ys:
+        return ctx.op("Mul", [x, y])
+    k = _dot_parts(a, xs, ys)[0]
+    A = ctx.op("Transpose", [ctx.op("Reshape", [x, ctx.ints([k, -1])])], perm=[1, 0]) \
+        if a.transpose_a else ctx.op("Reshape", [x, ctx.ints([-1, k])])
+    B = ctx.op("Transpose", [ctx.op("Reshape", [y, ctx.ints([-1, k])])], perm=[1, 0]) \
+        if a.transpose_b else ctx.op("Reshape", [y, ctx.ints([k, -1])])
+    return ctx.op("Reshape", [ctx.op("MatMul", [A, B]), ctx.reshape_target()])
+
+
+@lowers(np_dot)
+def _np_dot_onnx(ctx, node, ins):
+    x, y = _cast2(ctx, ins)
+    xs, ys = ctx.shape(ins[0]), ctx.shape(ins[1])
+    if not xs or not ys:
+        return ctx.op("Mul", [x, y])
+    if len(ys) <= 2:
+        return ctx.op("MatMul", [x, y])
+    r = len(ys)                                # contract x's last axis with y's second-to-last
+    yk = ctx.op("Transpose", [y], perm=[r - 2] + list(range(r - 2)) + [r - 1])
+    m = ctx.op("MatMul", [ctx.op("Reshape", [x, ctx.ints([-1, xs[-1]])]),
+                          ctx.op("Reshape", [yk, ctx.ints([ys[-2], -1])])])
+    return ctx.op("Reshape", [m, ctx.reshape_target()])
+
+
+def _last2(ctx, v, r, t):
+    return ctx.op("Transpose", [v], perm=list(range(r - 2)) + [r - 1, r - 2]) if t else v
+
+
+@lowers(batch_dot)
+def _batch_dot_onnx(ctx, node, ins):
+    a = node.parsed
+    x, y = _cast2(ctx, ins)
+    return ctx.op("MatMul", [_last2(ctx, x, ctx.rank(ins[0]), a.transpose_a),
+                             _last2(ctx, y, ctx.rank(ins[1]), a.transpose_b)])
+
+
+def _gemm_onnx_core(ctx, a, x, y, r):
+    ax = a.axis % r
+    moved = ax != r - 2
+    perm = [i for i in range(r) if i != ax]
+    perm.insert(r - 2, ax)                     # np.moveaxis(x, ax, -2)
+    if moved:
+        x = ctx.op("Transpose", [x], perm=perm)
+        y = ctx.op("Transpose", [y], perm=perm)
+    out = ctx.op("MatMul", [_last2(ctx, x, r, a.transpose_a), _last2(ctx, y, r, a.transpose_b)])
+    if a.alpha != 1.0:
+        out = ctx.op("Mul", [out, ctx.const(np.asarray(a.alpha, ctx.out_dtype()))])
+    if moved:
+        out = ctx.op("Transpose", [out], perm=[int(i) for i in np.argsort(perm)])
+    return out
+
+
+@lowers(gemm2)
+def _gemm2_onnx(ctx, node, ins):
+    return _gemm_onnx_core(ctx, node.parsed, ins[0], ins[1], ctx.rank(ins[0]))
+
+
+@lowers(gemm)
+def _gemm_onnx(ctx, node, ins):
+    a = node.parsed
+    out = _gemm_onnx_core(ctx, a, ins[0], ins[1], ctx.rank(ins[0]))
+    c = ctx.op("Mul", [ins[2], ctx.const(np.asarray(a.beta, ctx.dtype(ins[2])))])
+    return ctx.op("Add", [out, c])
+
+
+@lowers(matmul)
+def _matmul_onnx(ctx, node, ins):
+    return ctx.op("MatMul", _cast2(ctx, ins))
+
+
+def _tensordot_onnx_axes(ctx, ins, xa, ya):
+    xr, yr = ctx.rank(ins[0]), ctx.rank(ins[1])
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    xl = [next(letters) for _ in range(xr)]
+    yl = [next(letters) for _ in range(yr)]
+    for i, j in zip(xa, ya):
+        yl[j] = xl[i]
+    out = [c for i, c in enumerate(xl) if i not in xa] + [c for j, c in enumerate(yl)
+                                                          if j not in ya]
+    eq = f"{''.join(xl)},{''.join(yl)}->{''.join(out)}"
+    return ctx.op("Einsum", _cast2(ctx, ins), equation=eq)
+
+
+@lowers(tensordot)
+def _tensordot_onnx(ctx, node, ins):
+    return _tensordot_onnx_axes(ctx, ins, *_td_axes(node.parsed, ctx.shape(ins[0]),
+                                                    ctx.shape(ins[1])))
+
+
+@lowers(tensordot_int)
+def _tensordot_int_onnx(ctx, node, ins):
+    n, xr = node.parsed.axes, ctx.rank(ins[0])
+    return _tensordot_onnx_axes(ctx, ins, list(range(xr - n, xr)), list(range(n)))
+
+
+@lowers(einsum)
+def _einsum_onnx(ctx, node, ins):
+    return ctx.op("Einsum", _cast2(ctx, ins), equation=node.parsed.subscripts.replace(" ", ""))

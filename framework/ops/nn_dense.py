@@ -69,3 +69,19 @@ def hs_dense(a, x, w, b=None, out=None):
     """FullyConnected with its activation fused in place (compiled graphs: passes/fuse.py)."""
     y = fully_connected.kernel(a, x, w, b, out=out)
     return apply_act(y, a.act_type, a.a_min, a.a_max) if a.act_type != "none" else y
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers  # noqa: E402
+
+
+@lowers(fully_connected)
+def _fc_onnx(ctx, node, ins):
+    a = node.parsed
+    x, w = ins[0], ins[1]
+    if a.flatten or ctx.rank(x) == 2:
+        if ctx.rank(x) != 2:
+            x = ctx.op("Flatten", [x], axis=1)
+        return ctx.op("Gemm", [x, w] + ins[2:], transB=1)
+    y = ctx.op("MatMul", [x, ctx.op("Transpose", [w], perm=[1, 0])])
+    return ctx.op("Add", [y, ins[2]]) if not a.no_bias else y

@@ -277,3 +277,84 @@ def space_to_depth(a, x):
         raise ShapeError(f"space_to_depth: spatial size {(H, W)} not divisible by {b}")
     y = x.reshape(N, C, H // b, b, W // b, b).transpose(0, 3, 5, 1, 2, 4)
     return y.reshape(N, C * b * b, H // b, W // b)
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers, refuse_if  # noqa: E402
+
+
+@lowers(dropout, check=refuse_if(random_dropout_at_inference=lambda a: a.mode == "always"
+                                 and a.p > 0))
+def _dropout_onnx(ctx, node, ins):
+    """Identity at inference (mode='training'); the hidden mask is ones."""
+    return ctx.op("Identity", ins)
+
+
+@lowers(embedding)
+def _embedding_onnx(ctx, node, ins):
+    """weight[idx], indices truncated and clipped into [0, input_dim-1] as the kernel."""
+    n = ctx.shape(ins[1])[0]
+    i = ctx.op("Cast", [ins[0]], to=ctx.tensor_type(np.int64))
+    i = ctx.op("Clip", [i, ctx.const(np.asarray(0, np.int64)),
+                        ctx.const(np.asarray(n - 1, np.int64))])
+    return ctx.op("Gather", [ins[1], i], axis=0)
+
+
+@lowers(upsampling, check=refuse_if(bilinear_upsampling=lambda a: a.sample_type == "bilinear"))
+def _upsampling_onnx(ctx, node, ins):
+    """Nearest: each input repeated up to input0·scale (ONNX Resize, integer scales)."""
+    a = node.parsed
+    s0 = ctx.shape(ins[0])
+    oh, ow = s0[2] * a.scale, s0[3] * a.scale
+    outs = []
+    for x in ins:
+        h, w = ctx.shape(x)[2:]
+        scales = ctx.const(np.asarray([1, 1, oh // h, ow // w], np.float32))
+        outs.append(ctx.op("Resize", [x, "", scales], mode="nearest", nearest_mode="floor",
+                           coordinate_transformation_mode="asymmetric"))
+    if len(outs) == 1:
+        return outs[0]
+    return ctx.op("Sum", outs) if a.multi_input_mode == "sum" else \
+        ctx.op("Concat", outs, axis=1)
+
+
+def _interp_matrix(n_in, n_out, align, dtype):
+    """(n_out, n_in): the kernel's bilinear weights along one axis as a matrix."""
+    i0, i1, l0, l1 = _interp_axis(n_in, n_out, align)
+    m = np.zeros((n_out, n_in), np.float64)
+    np.add.at(m, (np.arange(n_out), i0), l0)
+    np.add.at(m, (np.arange(n_out), i1), l1)
+    return m.astype(dtype)
+
+
+@lowers(bilinear_resize2d)
+def _bilinear_resize_onnx(ctx, node, ins):
+    """out = A_h · x · A_wᵀ with MXNet's interpolation weights as constant matrices."""
+    a = node.parsed
+    x = ins[0]
+    H, W = ctx.shape(x)[2:]
+    oh, ow = _br_size(a, ctx.shape(x), ctx.shape(ins[1]) if len(ins) > 1 else None)
+    if (oh, ow) == (H, W):
+        return ctx.op("Identity", [x])
+    dt = ctx.dtype(x)
+    t = ctx.op("MatMul", [x, ctx.const(_interp_matrix(W, ow, a.align_corners, dt).T.copy())])
+    return ctx.op("MatMul", [ctx.const(_interp_matrix(H, oh, a.align_corners, dt)), t])
+
+
+@lowers(pad)
+def _pad_onnx(ctx, node, ins):
+    a = node.parsed
+    pairs = _pad_pairs(a, ctx.rank(ins[0]))
+    pads = ctx.ints([p[0] for p in pairs] + [p[1] for p in pairs])
+    value = ctx.const(np.asarray(a.constant_value, ctx.dtype(ins[0])))
+    return ctx.op("Pad", [ins[0], pads, value if a.mode == "constant" else ""], mode=a.mode)
+
+
+@lowers(depth_to_space)
+def _d2s_onnx(ctx, node, ins):
+    return ctx.op("DepthToSpace", ins, blocksize=node.parsed.block_size, mode="DCR")
+
+
+@lowers(space_to_depth)
+def _s2d_onnx(ctx, node, ins):
+    return ctx.op("SpaceToDepth", ins, blocksize=node.parsed.block_size)

@@ -250,3 +250,113 @@ def lrn(a, x):
     norm = win * xf.dtype.type(a.alpha / a.nsize) + xf.dtype.type(a.knorm)
     y = xf * np.power(norm, xf.dtype.type(-a.beta))
     return y.astype(x.dtype, copy=False), norm.astype(x.dtype, copy=False)
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.layout import per_axis  # noqa: E402
+from ..onnx.lowering import lowers  # noqa: E402
+
+
+def batch_norm_onnx(ctx, a, ins):
+    """Inference BatchNorm; fix_gamma uses ones for gamma. Axis 1 maps to ONNX
+    BatchNormalization (which ONNX Runtime fuses into a preceding Conv); other axes multiply-add
+    a per-channel scale and shift. With output_mean_var, MXNet's CPU outputs follow: the moving
+    mean and the inverse std."""
+    x, gamma, beta, mean, var = ins
+    r = ctx.rank(x)
+    ax = _axis(a.axis, r, "BatchNorm")
+    C = ctx.shape(x)[ax]
+    if a.fix_gamma:
+        gamma = ctx.const(np.ones(C, ctx.dtype(x)), hint="ones")
+    invstd = None
+    if ax == 1 and r >= 2:
+        y = ctx.op("BatchNormalization", [x, gamma, beta, mean, var], epsilon=float(a.eps))
+    else:
+        invstd = _invstd_onnx(ctx, var, a.eps)
+        scale = ctx.op("Mul", [gamma, invstd])
+        shift = ctx.op("Sub", [beta, ctx.op("Mul", [mean, scale])])
+        y = ctx.op("Add", [ctx.op("Mul", [x, per_axis(ctx, scale, r, ax)]),
+                           per_axis(ctx, shift, r, ax)])
+    if not a.output_mean_var:
+        return y
+    return [y, ctx.op("Identity", [mean]), invstd or _invstd_onnx(ctx, var, a.eps)]
+
+
+def _invstd_onnx(ctx, var, eps):
+    return ctx.op("Reciprocal", [ctx.op("Sqrt", [ctx.op("Add", [var, ctx.scalar(float(eps),
+                                                                                 var)])])])
+
+
+@lowers(batch_norm)
+def _bn_onnx(ctx, node, ins):
+    return batch_norm_onnx(ctx, node.parsed, ins)
+
+
+def _normalize_onnx(ctx, x, axes):
+    """(x - mean) / sqrt(var + eps) pieces over `axes`: (mean, centred x, var)."""
+    m = ctx.op("ReduceMean", [x, ctx.ints(axes)], keepdims=1)
+    d = ctx.op("Sub", [x, m])
+    return m, d, ctx.op("ReduceMean", [ctx.op("Mul", [d, d]), ctx.ints(axes)], keepdims=1)
+
+
+@lowers(layer_norm)
+def _layer_norm_onnx(ctx, node, ins):
+    a = node.parsed
+    x, gamma, beta = ins
+    r = ctx.rank(x)
+    ax = _axis(a.axis, r, "LayerNorm")
+    if ax == r - 1 and not a.output_mean_var:
+        return ctx.op("LayerNormalization", ins, axis=-1, epsilon=float(a.eps))
+    m, d, var = _normalize_onnx(ctx, x, [ax])
+    std = ctx.op("Sqrt", [ctx.op("Add", [var, ctx.scalar(float(a.eps), x)])])
+    y = ctx.op("Add", [ctx.op("Mul", [ctx.op("Div", [d, std]), per_axis(ctx, gamma, r, ax)]),
+                       per_axis(ctx, beta, r, ax)])
+    return [y, m, std]
+
+
+@lowers(group_norm)
+def _group_norm_onnx(ctx, node, ins):
+    a = node.parsed
+    x, gamma, beta = ins
+    r, G = ctx.rank(x), a.num_groups
+    C = ctx.shape(x)[1]
+    xg = ctx.op("Reshape", [x, ctx.ints([0, G, -1])])
+    m, d, var = _normalize_onnx(ctx, xg, [2])
+    std = ctx.op("Sqrt", [ctx.op("Add", [var, ctx.scalar(float(a.eps), x)])])
+    d = ctx.op("Div", [d, std])
+    if ctx.shape(gamma)[0] == G and G != C:          # MXNet 1.x: one gamma per group
+        d = ctx.op("Add", [ctx.op("Mul", [d, per_axis(ctx, gamma, 3, 1)]),
+                           per_axis(ctx, beta, 3, 1)])
+        y = ctx.op("Reshape", [d, ctx.shape_of(x)])
+    else:
+        y = ctx.op("Reshape", [d, ctx.shape_of(x)])
+        y = ctx.op("Add", [ctx.op("Mul", [y, per_axis(ctx, gamma, r, 1)]),
+                           per_axis(ctx, beta, r, 1)])
+    stats = ctx.ints([0, G])
+    return [y, ctx.op("Reshape", [m, stats]), ctx.op("Reshape", [std, stats])]
+
+
+@lowers(instance_norm)
+def _instance_norm_onnx(ctx, node, ins):
+    return ctx.op("InstanceNormalization", ins, epsilon=float(node.parsed.eps))
+
+
+@lowers(l2_normalization)
+def _l2_normalization_onnx(ctx, node, ins):
+    a = node.parsed
+    x = ins[0]
+    r = ctx.rank(x)
+    axes = {"instance": range(1, r), "channel": [1]}.get(a.mode, range(2, r))
+    ss = ctx.op("ReduceSumSquare", [x, ctx.ints(axes)], keepdims=1)
+    norm = ctx.op("Sqrt", [ctx.op("Add", [ss, ctx.scalar(float(a.eps), x)])])
+    return [ctx.op("Div", [x, norm]), ctx.op("Reshape", [norm, ctx.reshape_target(1)])]
+
+
+@lowers(lrn)
+def _lrn_onnx(ctx, node, ins):
+    """ONNX LRN sums `size` channels; MXNet (nsize-1)//2 on each side: an even nsize becomes
+    size nsize-1 with alpha rescaled so alpha/size stays MXNet's alpha/nsize."""
+    a = node.parsed
+    size = a.nsize if a.nsize % 2 else a.nsize - 1
+    return ctx.op("LRN", ins, size=size, alpha=float(a.alpha) * size / a.nsize,
+                  beta=float(a.beta), bias=float(a.knorm))

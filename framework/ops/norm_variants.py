@@ -52,3 +52,21 @@ def batch_norm_relu(a, x, gamma, beta, mean, var):
     y = out[0] if isinstance(out, tuple) else out
     np.maximum(y, 0, out=y)
     return out
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers  # noqa: E402
+from .norm import batch_norm_onnx  # noqa: E402
+
+
+@lowers(batch_norm_v1, sync_batch_norm)
+def _bn_variant_onnx(ctx, node, ins):
+    return batch_norm_onnx(ctx, _axis1(node.parsed), ins)
+
+
+@lowers(batch_norm_relu)
+def _bn_relu_onnx(ctx, node, ins):
+    outs = batch_norm_onnx(ctx, _axis1(node.parsed), ins)
+    if isinstance(outs, str):
+        return ctx.op("Relu", [outs])
+    return [ctx.op("Relu", [outs[0]])] + outs[1:]

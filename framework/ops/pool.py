@@ -308,3 +308,77 @@ def adaptive_avg_pooling2d(a, x):
     aw = _avg_matrix(W, ow, dt)
     t = np.matmul(x.astype(dt, copy=False), aw.T)       # (N, C, H, ow)
     return np.matmul(ah, t)                             # (N, C, oh, ow)
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.layout import channel_wrapped  # noqa: E402
+from ..onnx.lowering import lowers, refuse_if  # noqa: E402
+
+
+def _global_pool_onnx(ctx, a, x, nd):
+    t = a.pool_type
+    if t == "max":
+        return ctx.op("GlobalMaxPool", [x])
+    if t == "avg":
+        return ctx.op("GlobalAveragePool", [x])
+    if t == "sum" or a.p_value == 1:
+        return ctx.op("ReduceSum", [x, ctx.ints(range(2, 2 + nd))], keepdims=1)
+    return ctx.op("GlobalLpPool", [x], p=2)
+
+
+def _window_pool_onnx(ctx, a, x, sp):
+    """Explicit pads (lo, hi) make every MXNet convention a floor-mode ONNX pool of the same
+    output size; averages whose MXNet divisor differs from ONNX's get it as a constant."""
+    nd = len(sp)
+    k, stride, pad, osp = pool_geometry(a, sp)
+    lo = tuple(max((osp[i] - 1) * stride[i] + k[i] - sp[i], 0) // 2 for i in range(nd)) \
+        if a.pooling_convention == "same" else pad
+    hi = tuple(max((osp[i] - 1) * stride[i] + k[i] - sp[i] - lo[i], 0) for i in range(nd))
+    geo = dict(kernel_shape=list(k), strides=list(stride), pads=list(lo) + list(hi))
+    t = a.pool_type
+    if t == "max":
+        return ctx.op("MaxPool", [x], **geo)
+    if t == "lp" and a.p_value == 2:
+        return ctx.op("LpPool", [x], p=2, **geo)
+    inc = t != "avg" or a.count_include_pad is None or a.count_include_pad
+    if not inc:
+        return ctx.op("AveragePool", [x], count_include_pad=0, **geo)
+    kk = prod(k)
+    div = np.ones(osp)
+    for i in range(nd):
+        c = _window_counts(sp[i], k[i], stride[i], lo[i], osp[i], True)
+        div = div * c.reshape((-1,) + (1,) * (nd - 1 - i))
+    y = ctx.op("AveragePool", [x], count_include_pad=1, **geo)
+    if t == "avg" and np.all(div == kk):
+        return y
+    y = ctx.op("Mul", [y, ctx.scalar(kk, x)])          # the window sums
+    if t == "avg":
+        y = ctx.op("Div", [y, ctx.const(np.where(div > 0, div, 1).astype(ctx.dtype(x)))])
+    return y
+
+
+@lowers(pooling, check=refuse_if(
+    lp_pooling_with_p_value_other_than_1_or_2=lambda a: a.pool_type == "lp"
+    and a.p_value not in (1, 2)))
+def _pool_onnx(ctx, node, ins):
+    a = node.parsed
+    last = channel_last(a.layout)
+    shape = ctx.shape(ins[0])
+    sp = shape[1:-1] if last else shape[2:]
+
+    def run(x):
+        if a.global_pool:
+            return _global_pool_onnx(ctx, a, x, len(sp))
+        return _window_pool_onnx(ctx, a, x, sp)
+    return channel_wrapped(ctx, ins[0], last, run)
+
+
+@lowers(adaptive_avg_pooling2d)
+def _adaptive_avg_pool_onnx(ctx, node, ins):
+    """out = A_h · x · A_wᵀ with MXNet's adaptive windows as constant averaging matrices."""
+    x = ins[0]
+    oh, ow = _adaptive_size(node.parsed, None)
+    H, W = ctx.shape(x)[2:]
+    dt = ctx.dtype(x)
+    t = ctx.op("MatMul", [x, ctx.const(_avg_matrix(W, ow, dt).T.copy())])
+    return ctx.op("MatMul", [ctx.const(_avg_matrix(H, oh, dt)), t])

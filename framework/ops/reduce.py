@@ -311,3 +311,181 @@ def np_norm(a, x):
             with np.errstate(all="ignore"):
                 r = np.power(np.sum(np.power(np.abs(xf), p), axis=ax, keepdims=kd), 1.0 / p)
     return _ret(r).astype(dt, copy=False)
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import Unsupported, lowers, lowers_named, refuse_if  # noqa: E402
+
+_ONNX_REDUCE = {"sum": "ReduceSum", "mean": "ReduceMean", "prod": "ReduceProd",
+                "max": "ReduceMax", "min": "ReduceMin", "nansum": "ReduceSum",
+                "nanprod": "ReduceProd"}
+
+
+def _reduce_onnx(ctx, kind: str, x: str, axes, keepdims: bool, rank: int) -> str:
+    """ONNX Reduce* over `axes` of a rank-`rank` x, reshaped to the op's output shape where
+    that differs (1.x's full reduction gives (1,))."""
+    if not axes:
+        return ctx.op("Identity", [x])
+    y = ctx.op(kind, [x, ctx.ints(axes)], keepdims=int(keepdims))
+    if keepdims or len(ctx.out_shape()) == rank - len(axes):
+        return y
+    return ctx.op("Reshape", [y, ctx.reshape_target()])
+
+
+def _nan_to(ctx, x, value):
+    return ctx.op("Where", [ctx.op("IsNaN", [x]), ctx.scalar(value, x), x])
+
+
+def _legacy_reduce_onnx(name: str):
+    def fn(ctx, node, ins):
+        a = node.parsed
+        x = ins[0]
+        if name in ("nansum", "nanprod"):
+            x = _nan_to(ctx, x, 0 if name == "nansum" else 1)
+        axes = _legacy_axes(a, ctx.rank(ins[0]), name)
+        return _reduce_onnx(ctx, _ONNX_REDUCE[name], x, axes, a.keepdims, ctx.rank(ins[0]))
+    return fn
+
+
+for _name in _ONNX_REDUCE:
+    lowers_named(_name)(_legacy_reduce_onnx(_name))
+
+
+def _np_reduce_onnx(kind: str, initial_op: str | None):
+    def fn(ctx, node, ins):
+        a = node.parsed
+        x = ctx.cast(ins[0], ctx.out_dtype())
+        r = ctx.rank(ins[0])
+        y = _reduce_onnx(ctx, kind, x, _np_axes(a.axis, r, "reduce"), a.keepdims, r)
+        init = getattr(a, "initial", None)
+        if init is not None and initial_op is not None:
+            y = ctx.op(initial_op, [y, ctx.const(np.asarray(init, ctx.out_dtype()))])
+        return y
+    return fn
+
+
+for _name, _kind, _init in [("_npi_sum", "ReduceSum", "Add"), ("_npi_prod", "ReduceProd", "Mul"),
+                            ("_npi_mean", "ReduceMean", None), ("_npi_max", "ReduceMax", "Max"),
+                            ("_npi_min", "ReduceMin", "Min")]:
+    lowers_named(_name)(_np_reduce_onnx(_kind, _init))
+
+
+def _arg_onnx(kind: str, legacy: bool):
+    def fn(ctx, node, ins):
+        a = node.parsed
+        x = ins[0]
+        if a.axis is None:
+            y = ctx.op(kind, [ctx.op("Reshape", [x, ctx.ints([-1])])], axis=0, keepdims=1)
+            y = ctx.op("Reshape", [y, ctx.reshape_target()])
+        else:
+            y = ctx.op(kind, [x], axis=norm_axis(a.axis, ctx.rank(x), "argmax"),
+                       keepdims=int(a.keepdims))
+            if not a.keepdims and ctx.rank(x) == 1 and ctx.out_shape():
+                y = ctx.op("Reshape", [y, ctx.reshape_target()])
+        return ctx.cast(y, ctx.out_dtype()) if legacy else y
+    return fn
+
+
+lowers_named("argmax")(_arg_onnx("ArgMax", True))
+lowers_named("argmin")(_arg_onnx("ArgMin", True))
+lowers_named("_npi_argmax")(_arg_onnx("ArgMax", False))
+lowers_named("_npi_argmin")(_arg_onnx("ArgMin", False))
+
+
+@lowers(argmax_channel)
+def _argmax_channel_onnx(ctx, node, ins):
+    y = ctx.op("ArgMax", [ctx.op("Flatten", ins, axis=1)], axis=1, keepdims=0)
+    return ctx.cast(y, ctx.out_dtype())
+
+
+def _centered_square_mean(ctx, x, axes, keepdims):
+    m = ctx.op("ReduceMean", [x, ctx.ints(axes)], keepdims=1)
+    d = ctx.op("Sub", [x, m])
+    return m, ctx.op("ReduceMean", [ctx.op("Mul", [d, d]), ctx.ints(axes)],
+                     keepdims=int(keepdims))
+
+
+@lowers(moments)
+def _moments_onnx(ctx, node, ins):
+    a = node.parsed
+    r = ctx.rank(ins[0])
+    axes = list(range(r)) if a.axes is None else list(norm_axes(a.axes, r, "moments"))
+    m, v = _centered_square_mean(ctx, ins[0], axes, a.keepdims)
+    shape = ctx.reshape_target(0)
+    return [ctx.op("Reshape", [m, shape]), ctx.op("Reshape", [v, shape])]
+
+
+def _std_var_onnx(is_std: bool):
+    def fn(ctx, node, ins):
+        a = node.parsed
+        x = ctx.cast(ins[0], ctx.out_dtype())
+        shape = ctx.shape(ins[0])
+        axes = list(_np_axes(a.axis, len(shape), "std"))
+        if a.ddof and set(axes) & set(ctx.varying(ins[0])):
+            raise Unsupported("ddof over an axis that follows the batch")
+        _, v = _centered_square_mean(ctx, x, axes, a.keepdims)
+        n = int(np.prod([shape[i] for i in axes]))
+        if a.ddof:
+            v = ctx.op("Mul", [v, ctx.const(np.asarray(n / (n - a.ddof), ctx.out_dtype()))])
+        return ctx.op("Sqrt", [v]) if is_std else v
+    return fn
+
+
+lowers_named("_npi_std")(_std_var_onnx(True))
+lowers_named("_npi_var")(_std_var_onnx(False))
+
+
+@lowers(norm_legacy, check=refuse_if(norm_order_other_than_1_or_2=lambda a: a.ord not in (1, 2)))
+def _norm_legacy_onnx(ctx, node, ins):
+    a = node.parsed
+    r = ctx.rank(ins[0])
+    axes = list(range(r)) if a.axis is None else list(norm_axes(a.axis, r, "norm"))
+    y = _reduce_onnx(ctx, "ReduceL1" if a.ord == 1 else "ReduceL2", ins[0], axes, a.keepdims, r)
+    return ctx.cast(y, ctx.out_dtype())
+
+
+def _np_norm_kind(a) -> str | None:
+    if a.flag in (-2, 1) or (a.flag == -1 and a.ord == 2):
+        return "ReduceL2"
+    if a.flag == -1 and a.ord == 1:
+        return "ReduceL1"
+    if a.flag == -1 and a.ord == np.inf:
+        return "inf"
+    return None
+
+
+@lowers(np_norm, check=refuse_if(matrix_or_general_p_norm=lambda a: _np_norm_kind(a) is None))
+def _np_norm_onnx(ctx, node, ins):
+    a = node.parsed
+    x = ctx.cast(ins[0], ctx.out_dtype())
+    r = ctx.rank(ins[0])
+    axes = list(_np_axes(a.axis, r, "norm"))
+    kind = _np_norm_kind(a)
+    if kind == "inf":
+        return _reduce_onnx(ctx, "ReduceMax", ctx.op("Abs", [x]), axes, a.keepdims, r)
+    return _reduce_onnx(ctx, kind, x, axes, a.keepdims, r)
+
+
+@lowers(cumsum)
+def _cumsum_onnx(ctx, node, ins):
+    a = node.parsed
+    x = ctx.cast(ins[0], ctx.out_dtype())
+    if a.axis is None:
+        x, axis = ctx.op("Reshape", [x, ctx.ints([-1])]), 0
+    else:
+        axis = norm_axis(a.axis, ctx.rank(ins[0]), "cumsum")
+    return ctx.op("CumSum", [x, ctx.const(np.asarray(axis, np.int64))])
+
+
+def _anyall_onnx(kind: str):
+    def fn(ctx, node, ins):
+        a = node.parsed
+        x = ctx.cast(ctx.cast(ins[0], BOOL), np.float32)
+        r = ctx.rank(ins[0])
+        y = _reduce_onnx(ctx, kind, x, _np_axes(a.axis, r, "any"), a.keepdims, r)
+        return ctx.op("Cast", [y], to=ctx.tensor_type(BOOL))
+    return fn
+
+
+lowers_named("_npi_any")(_anyall_onnx("ReduceMax"))
+lowers_named("_npi_all")(_anyall_onnx("ReduceMin"))

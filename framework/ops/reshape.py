@@ -228,3 +228,22 @@ def _rl_shape(a, s):
 def reshape_like(a, x, y):
     """Reshape lhs to the shape of rhs (or of the given dim ranges)."""
     return _reshape(x, _rl_shape(a, [x.shape, y.shape])[0])
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import Unsupported, lowers  # noqa: E402
+
+
+@lowers(flatten)
+def _flatten_onnx(ctx, node, ins):
+    return ctx.op("Flatten", ins, axis=1)
+
+
+@lowers(reshape_legacy, npx_reshape, np_reshape, reshape_like)
+def _reshape_onnx(ctx, node, ins):
+    """Every reshape code resolves statically; axes that follow the batch are left to ONNX."""
+    if getattr(node.parsed, "order", "C") != "C":
+        raise Unsupported("reshape in Fortran order")
+    target = ctx.reshape_target()
+    allowzero = 1 if 0 in ctx.out_shape() else None
+    return ctx.op("Reshape", [ins[0], target], allowzero=allowzero)

@@ -280,3 +280,92 @@ def _cat_shape(a, s):
 def rnn_param_concat(a, *xs):
     """Concatenate the (flattened) RNN parameters along `dim` (Concat with RNN shape rules)."""
     return np.concatenate(xs, axis=a.dim)
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import Unsupported, lowers, refuse_if  # noqa: E402
+
+# ONNX gate order from MXNet's: LSTM i,f,g,o → i,o,f,c; GRU r,z,n → z,r,h
+_ONNX_GATES = {"lstm": [0, 3, 1, 2], "gru": [1, 0, 2], "rnn_relu": [0], "rnn_tanh": [0]}
+
+
+def _onnx_layer_params(a, flat, input_size: int, layer: int):
+    """W (D, G·H, in), R (D, G·H, H), B (D, 2·G·H) of one layer in ONNX gate order; `flat` is the
+    packed vector or an index vector (then the results index into it)."""
+    H, G = a.state_size, _GATES[a.mode]
+    order = _ONNX_GATES[a.mode]
+    dirs = unpack_params(a, flat, input_size)[layer]
+
+    def gates(v):
+        return v.reshape((G, H) + v.shape[1:])[order].reshape(v.shape)
+    W = np.stack([gates(d["wx"]) for d in dirs])
+    R = np.stack([gates(d["wh"]) for d in dirs])
+    B = np.stack([np.concatenate([gates(d["bx"]), gates(d["bh"])]) for d in dirs])
+    return W, R, B
+
+
+def _layer_tensors(ctx, a, flat_name, input_size, layer):
+    flat = ctx.value(flat_name)
+    if flat is not None:                       # parameters: repack here, not in the graph
+        return [ctx.const(t.astype(flat.dtype), hint="rnn_w")
+                for t in _onnx_layer_params(a, flat.reshape(-1), input_size, layer)]
+    idx = np.arange(param_size(a, input_size), dtype=np.int64)
+    flat1 = ctx.op("Reshape", [flat_name, ctx.ints([-1])])
+    return [ctx.op("Gather", [flat1, ctx.const(t, hint="rnn_idx")], axis=0)
+            for t in _onnx_layer_params(a, idx, input_size, layer)]
+
+
+def _layer_state(ctx, state, layer, D):
+    if not state:
+        return ""
+    return ctx.op("Slice", [state, ctx.ints([layer * D]), ctx.ints([(layer + 1) * D]),
+                            ctx.ints([0])])
+
+
+@lowers(rnn, check=refuse_if(
+    LSTM_projection=lambda a: bool(a.projection_size),
+    LSTM_state_clipping=lambda a: a.lstm_state_clip_min is not None
+    or a.lstm_state_clip_max is not None))
+def _rnn_onnx(ctx, node, ins):
+    """One ONNX LSTM / GRU (linear_before_reset) / RNN node per layer, both directions in it."""
+    a = node.parsed
+    x, flat, state = ins[0], ins[1], ins[2]
+    cell = ins[3] if a.mode == "lstm" else ""
+    lens = ins[-1] if a.use_sequence_length else ""
+    if lens:
+        lens = ctx.op("Cast", [lens], to=ctx.tensor_type(np.int32))
+    if ctx.dtype(x) != np.float32:
+        raise Unsupported(f"RNN on {ctx.dtype(x)} data")
+    D = 2 if a.bidirectional else 1
+    H = a.state_size
+    kind = {"lstm": "LSTM", "gru": "GRU"}.get(a.mode, "RNN")
+    extra = {"linear_before_reset": 1} if a.mode == "gru" else {}
+    if kind == "RNN":
+        extra = {"activations": ["Relu" if a.mode == "rnn_relu" else "Tanh"] * D}
+    size = ctx.shape(x)[2]                    # the packing follows the first layer's input
+    hs, cs = [], []
+    for layer in range(a.num_layers):
+        W, R, B = _layer_tensors(ctx, a, flat, size, layer)
+        args = [x, W, R, B, lens, _layer_state(ctx, state, layer, D)]
+        if kind == "LSTM":
+            args.append(_layer_state(ctx, cell, layer, D))
+        outs = ctx.op(kind, args, n_out=3 if kind == "LSTM" else 2, hidden_size=H,
+                      direction="bidirectional" if D == 2 else "forward", **extra)
+        y = ctx.op("Transpose", [outs[0]], perm=[0, 2, 1, 3])        # (T, N, D, H)
+        x = ctx.op("Reshape", [y, ctx.ints([0, 0, -1])])
+        hs.append(outs[1])
+        cs.append(outs[2] if kind == "LSTM" else None)
+    if not a.state_outputs:
+        return x
+    res = [x, ctx.op("Concat", hs, axis=0) if len(hs) > 1 else hs[0]]
+    if kind == "LSTM":
+        res.append(ctx.op("Concat", cs, axis=0) if len(cs) > 1 else cs[0])
+    return res
+
+
+@lowers(rnn_param_concat)
+def _rnn_param_concat_onnx(ctx, node, ins):
+    vals = [ctx.value(v) for v in ins]
+    if all(v is not None for v in vals):       # parameters: one packed constant
+        return ctx.const(np.concatenate(vals, axis=node.parsed.dim), hint="rnn_params")
+    return ctx.op("Concat", ins, axis=node.parsed.dim)

@@ -80,3 +80,74 @@ def smooth_l1(a, x):
 def div_sqrt_dim(a, x):
     """x / sqrt(x.shape[-1])."""
     return x / x.dtype.type(np.sqrt(x.shape[-1]))
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers  # noqa: E402
+
+
+def _lengths_onnx(ctx, x, lens, axis):
+    """int64 lengths (N,), clipped into [0, T] as the kernel."""
+    T = ctx.shape(x)[axis]
+    i = ctx.op("Cast", [ctx.op("Reshape", [lens, ctx.ints([-1])])], to=ctx.tensor_type(np.int64))
+    return ctx.op("Clip", [i, ctx.const(np.asarray(0, np.int64)),
+                           ctx.const(np.asarray(T, np.int64))])
+
+
+@lowers(sequence_mask)
+def _sequence_mask_onnx(ctx, node, ins):
+    a = node.parsed
+    x = ins[0]
+    if not a.use_sequence_length:
+        return ctx.op("Identity", [x])
+    T, r = ctx.shape(x)[a.axis], ctx.rank(x)
+    L = _lengths_onnx(ctx, x, ins[1], a.axis)
+    t = ctx.const(np.arange(T, dtype=np.int64).reshape((T, 1) if a.axis == 0 else (1, T)))
+    Lb = ctx.op("Unsqueeze", [L, ctx.ints([0 if a.axis == 0 else 1])])
+    keep = ctx.op("Less", [t, Lb])                                  # (T, N) or (N, T)
+    keep = ctx.op("Unsqueeze", [keep, ctx.ints(range(2, r))]) if r > 2 else keep
+    return ctx.op("Where", [keep, x, ctx.const(np.asarray(a.value, ctx.dtype(x)))])
+
+
+@lowers(sequence_last)
+def _sequence_last_onnx(ctx, node, ins):
+    a = node.parsed
+    x = ins[0]
+    T = ctx.shape(x)[a.axis]
+    if a.use_sequence_length:
+        L = _lengths_onnx(ctx, x, ins[1], a.axis)
+        idx = ctx.op("Max", [ctx.op("Sub", [L, ctx.const(np.asarray(1, np.int64))]),
+                             ctx.const(np.asarray(0, np.int64))])
+    else:
+        return ctx.op("Gather", [x, ctx.const(np.asarray(T - 1, np.int64))], axis=a.axis)
+    # x[idx[n], n]: batch axis first, then one gathered step per row
+    xn = x if a.axis == 1 else ctx.op("Transpose", [x], perm=[1, 0] + list(range(2, ctx.rank(x))))
+    pick = ctx.op("Unsqueeze", [idx, ctx.ints([1])])
+    return ctx.op("GatherND", [xn, pick], batch_dims=1)
+
+
+@lowers(sequence_reverse)
+def _sequence_reverse_onnx(ctx, node, ins):
+    a = node.parsed
+    x = ins[0]
+    if not a.use_sequence_length:
+        T = ctx.shape(x)[0]
+        return ctx.op("Slice", [x, ctx.ints([-1]), ctx.ints([-T - 1]), ctx.ints([0]),
+                                ctx.ints([-1])])
+    L = _lengths_onnx(ctx, x, ins[1], 0)
+    return ctx.op("ReverseSequence", [x, L], batch_axis=1, time_axis=0)
+
+
+@lowers(smooth_l1)
+def _smooth_l1_onnx(ctx, node, ins):
+    x = ins[0]
+    s2 = float(node.parsed.scalar) ** 2
+    ax = ctx.op("Abs", [x])
+    quad = ctx.op("Mul", [ctx.op("Mul", [x, x]), ctx.scalar(0.5 * s2, x)])
+    lin = ctx.op("Sub", [ax, ctx.scalar(0.5 / s2, x)])
+    return ctx.op("Where", [ctx.op("Less", [ax, ctx.scalar(1.0 / s2, x)]), quad, lin])
+
+
+@lowers(div_sqrt_dim)
+def _div_sqrt_dim_onnx(ctx, node, ins):
+    return ctx.op("Div", [ins[0], ctx.scalar(np.sqrt(ctx.shape(ins[0])[-1]), ins[0])])

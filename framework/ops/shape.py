@@ -400,3 +400,181 @@ def roll(a, x):
         return x.copy()
     shift = a.shift if a.axis is not None or len(a.shift) > 1 else a.shift[0]
     return np.roll(x, shift, axis=a.axis)
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers  # noqa: E402
+
+
+@lowers(concat)
+def _concat_onnx(ctx, node, ins):
+    dt = ctx.out_dtype()
+    return ctx.op("Concat", [ctx.cast(x, dt) for x in ins], axis=node.parsed.dim)
+
+
+def _swap_perm(a, r):
+    perm = list(range(r))
+    d1, d2 = norm_axis(a.dim1, r), norm_axis(a.dim2, r)
+    perm[d1], perm[d2] = perm[d2], perm[d1]
+    return perm
+
+
+def _permute_onnx(perm_of):
+    """One ONNX Transpose, the permutation computed as the kernel does."""
+    def fn(ctx, node, ins):
+        return ctx.op("Transpose", ins, perm=[int(i) for i in perm_of(node.parsed,
+                                                                      ctx.rank(ins[0]))])
+    return fn
+
+
+lowers(transpose)(_permute_onnx(_perm))
+lowers(swapaxis)(_permute_onnx(_swap_perm))
+lowers(moveaxis)(_permute_onnx(_moveaxis_perm))
+
+
+@lowers(expand_dims)
+def _expand_dims_onnx(ctx, node, ins):
+    r = ctx.rank(ins[0])
+    ax = node.parsed.axis + r + 1 if node.parsed.axis < 0 else node.parsed.axis
+    return ctx.op("Unsqueeze", [ins[0], ctx.ints([ax])])
+
+
+@lowers(squeeze, squeeze_legacy)
+def _squeeze_onnx(ctx, node, ins):
+    s = ctx.shape(ins[0])
+    out = ctx.out_shape()
+    if not out or len(out) == len(s):                # legacy full squeeze keeps (1,), or no-op
+        return ctx.op("Reshape", [ins[0], ctx.reshape_target()]) if out != s else \
+            ctx.op("Identity", ins)
+    a = node.parsed
+    axes = [i for i, d in enumerate(s) if d == 1] if a.axis is None else \
+        norm_axes(a.axis if isinstance(a.axis, tuple) else (a.axis,), len(s), "squeeze")
+    return ctx.op("Squeeze", [ins[0], ctx.ints(axes)])
+
+
+@lowers(stack)
+def _stack_onnx(ctx, node, ins):
+    ax = norm_axis(node.parsed.axis, ctx.rank(ins[0]) + 1, "stack")
+    dt = ctx.out_dtype()
+    parts = [ctx.op("Unsqueeze", [ctx.cast(x, dt), ctx.ints([ax])]) for x in ins]
+    return ctx.op("Concat", parts, axis=ax)
+
+
+@lowers(tile)
+def _tile_onnx(ctx, node, ins):
+    x, reps = ins[0], list(node.parsed.reps)
+    r = ctx.rank(x)
+    if len(reps) > r:
+        x = ctx.op("Unsqueeze", [x, ctx.ints(range(len(reps) - r))])
+    reps = [1] * (max(r, len(reps)) - len(reps)) + reps
+    return ctx.op("Tile", [x, ctx.ints(reps)])
+
+
+def _repeat_onnx_axis(ctx, x, shape, ax, reps: int):
+    """Each element `reps` times along `ax`: unsqueeze, expand the new axis, merge it."""
+    u = ctx.op("Unsqueeze", [x, ctx.ints([ax + 1])])
+    ones = [1] * (len(shape) + 1)
+    ones[ax + 1] = reps
+    e = ctx.op("Expand", [u, ctx.ints(ones)])
+    return ctx.op("Reshape", [e, ctx.ints([0] * ax + [-1] + list(shape[ax + 1:]))])
+
+
+@lowers(repeat)
+def _repeat_onnx(ctx, node, ins):
+    a = node.parsed
+    x, shape = ins[0], ctx.shape(ins[0])
+    if a.axis is None:
+        x, shape = ctx.op("Reshape", [x, ctx.ints([-1])]), (int(np.prod(shape)),)
+    return _repeat_onnx_axis(ctx, x, shape, norm_axis(a.axis or 0, len(shape), "repeat"),
+                             a.repeats)
+
+
+@lowers(repeats)
+def _repeats_onnx(ctx, node, ins):
+    a = node.parsed
+    x, shape = ins[0], ctx.shape(ins[0])
+    if a.axis is None:
+        x, shape = ctx.op("Reshape", [x, ctx.ints([-1])]), (int(np.prod(shape)),)
+    ax = norm_axis(a.axis or 0, len(shape), "repeat")
+    if len(a.repeats) == 1:
+        return _repeat_onnx_axis(ctx, x, shape, ax, a.repeats[0])
+    idx = np.repeat(np.arange(shape[ax]), np.asarray(a.repeats))
+    return ctx.op("Gather", [x, ctx.const(idx.astype(np.int64))], axis=ax)
+
+
+@lowers(flip)
+def _flip_onnx(ctx, node, ins):
+    axes = list(_flip_axes(node.parsed, ctx.rank(ins[0])))
+    n = len(axes)
+    return ctx.op("Slice", [ins[0], ctx.ints([-1] * n), ctx.ints([np.iinfo(np.int64).min] * n),
+                            ctx.ints(axes), ctx.ints([-1] * n)])
+
+
+@lowers(broadcast_to)
+def _broadcast_to_onnx(ctx, node, ins):
+    tgt = [1 if t in (0, -1) else t for t in node.parsed.shape]   # Expand keeps dims under 1
+    return ctx.op("Expand", [ins[0], ctx.ints(tgt)])
+
+
+@lowers(broadcast_like)
+def _broadcast_like_onnx(ctx, node, ins):
+    a = node.parsed
+    x, y = ins
+    if a.lhs_axes is None and a.rhs_axes is None:
+        return ctx.op("Expand", [x, ctx.shape_of(y)])
+    r = ctx.rank(x)
+    la = norm_axes(a.lhs_axes, r, "broadcast_like")
+    ra = norm_axes(a.rhs_axes, ctx.rank(y), "broadcast_like")
+    dims = {i: ctx.dim(y, j) for i, j in zip(la, ra)}
+    shape = ctx.op("Concat", [dims.get(i) or ctx.ints([1]) for i in range(r)], axis=0)
+    return ctx.op("Expand", [x, shape])
+
+
+@lowers(broadcast_axis)
+def _broadcast_axis_onnx(ctx, node, ins):
+    r = ctx.rank(ins[0])
+    tgt = [1] * r
+    for ax, n in zip(norm_axes(node.parsed.axis, r, "broadcast_axis"), node.parsed.size):
+        tgt[ax] = n
+    return ctx.op("Expand", [ins[0], ctx.ints(tgt)])
+
+
+def _split_onnx(ctx, x, ax: int, bounds, squeeze_axis: bool) -> list[str]:
+    sizes = [e - b for b, e in bounds]
+    if len(bounds) == 1:
+        parts = [ctx.op("Identity", [x])]
+    elif all(sizes) and bounds[0][0] == 0 and bounds[-1][1] == ctx.shape(x)[ax]:
+        parts = ctx.op("Split", [x, ctx.ints(sizes)], n_out=len(sizes), axis=ax)
+    else:
+        parts = [ctx.op("Slice", [x, ctx.ints([b]), ctx.ints([e]), ctx.ints([ax])])
+                 for b, e in bounds]
+    if squeeze_axis:
+        parts = [ctx.op("Squeeze", [p, ctx.ints([ax])]) for p in parts]
+    return parts
+
+
+@lowers(slice_channel)
+def _slice_channel_onnx(ctx, node, ins):
+    a = node.parsed
+    ax = norm_axis(a.axis, ctx.rank(ins[0]), "SliceChannel")
+    step = ctx.shape(ins[0])[ax] // a.num_outputs
+    bounds = [(k * step, (k + 1) * step) for k in range(a.num_outputs)]
+    return _split_onnx(ctx, ins[0], ax, bounds, a.squeeze_axis)
+
+
+@lowers(split_v2)
+def _split_v2_onnx(ctx, node, ins):
+    a = node.parsed
+    ax = norm_axis(a.axis, ctx.rank(ins[0]), "split")
+    return _split_onnx(ctx, ins[0], ax, _v2_bounds(a, ctx.shape(ins[0])[ax]), a.squeeze_axis)
+
+
+@lowers(np_concatenate)
+def _np_concatenate_onnx(ctx, node, ins):
+    dt = ctx.out_dtype()
+    xs = [ctx.cast(x, dt) for x in ins]
+    if node.parsed.axis is None:
+        xs, axis = [ctx.op("Reshape", [x, ctx.ints([-1])]) for x in xs], 0
+    else:
+        axis = node.parsed.axis
+    return ctx.op("Concat", xs, axis=axis)

@@ -195,3 +195,65 @@ def mae_regression_output(a, x, label=None):
 def logistic_regression_output(a, x, label=None):
     """Inference: sigmoid(x)."""
     return sigmoid(x)
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers, lowers_named, refuse_if  # noqa: E402
+
+
+def _softmax_onnx_core(ctx, x, axis: int, temperature=None, log=False, negate=False):
+    if negate:
+        x = ctx.op("Neg", [x])
+    if temperature is not None and temperature != 1.0:
+        x = ctx.op("Div", [x, ctx.const(np.asarray(temperature, np.float32))])
+    return ctx.op("LogSoftmax" if log else "Softmax", [x], axis=axis)
+
+
+def _softmax_onnx(log: bool, negate: bool):
+    def fn(ctx, node, ins):
+        a = node.parsed
+        dt = ctx.out_dtype()
+        x = ctx.cast(ins[0], np.float32 if ctx.dtype(ins[0]).kind not in "f" else ctx.dtype(ins[0]))
+        y = _softmax_onnx_core(ctx, x, _axis(a.axis, ctx.rank(ins[0]), "softmax"),
+                               a.temperature, log, negate)
+        return ctx.cast(y, dt) if np.dtype(dt) != ctx.dtype(ins[0]) else y
+    return fn
+
+
+for _name, _log, _neg in (("softmax", False, False), ("log_softmax", True, False),
+                          ("softmin", False, True)):
+    lowers_named(_name, check=refuse_if(softmax_with_lengths=lambda a: bool(a.use_length)))(
+        _softmax_onnx(_log, _neg))
+
+
+def _flat_softmax_onnx(ctx, x):
+    """Softmax over all but the first axis, shape kept."""
+    y = ctx.op("Softmax", [ctx.op("Flatten", [x], axis=1)], axis=1)
+    return ctx.op("Reshape", [y, ctx.shape_of(x)])
+
+
+@lowers(softmax_activation)
+def _softmax_activation_onnx(ctx, node, ins):
+    if node.parsed.mode == "channel":
+        return ctx.op("Softmax", [ins[0]], axis=1)
+    return _flat_softmax_onnx(ctx, ins[0])
+
+
+@lowers(softmax_output)
+def _softmax_output_onnx(ctx, node, ins):
+    a = node.parsed
+    if a.multi_output:
+        return ctx.op("Softmax", [ins[0]], axis=1)
+    if a.preserve_shape:
+        return ctx.op("Softmax", [ins[0]], axis=-1)
+    return _flat_softmax_onnx(ctx, ins[0])
+
+
+@lowers(linear_regression_output, mae_regression_output)
+def _regression_output_onnx(ctx, node, ins):
+    return ctx.op("Identity", [ins[0]])
+
+
+@lowers(logistic_regression_output)
+def _logistic_output_onnx(ctx, node, ins):
+    return ctx.op("Sigmoid", [ins[0]])

@@ -113,3 +113,63 @@ def triu(a, x):
 @register("_npi_trace", attrs={"offset": Int(0), "axis1": Int(0), "axis2": Int(1)})
 def trace(a, x):
     return np.asarray(np.trace(x, a.offset, a.axis1, a.axis2))
+
+
+# -- ONNX lowering ------------------------------------------------------------------------------
+from ..onnx.lowering import lowers  # noqa: E402
+
+
+def _topk_onnx_core(ctx, x, axis, k, ascend):
+    """(values, int64 indices) of ONNX TopK: ties keep the lower index first, as the kernel's
+    stable sorts do (for float data)."""
+    r = ctx.rank(x)
+    if axis is None:
+        x, ax = ctx.op("Reshape", [x, ctx.ints([-1])]), 0
+        n = int(np.prod(ctx.shape(x)))
+    else:
+        ax = norm_axis(axis, r, "topk")
+        n = ctx.shape(x)[ax]
+    k = k if k > 0 else n
+    return ctx.op("TopK", [x, ctx.ints([k])], n_out=2, axis=ax, largest=int(not ascend),
+                  sorted=1), ax
+
+
+@lowers(sort)
+def _sort_onnx(ctx, node, ins):
+    a = node.parsed
+    (vals, _), _ = _topk_onnx_core(ctx, ins[0], a.axis, 0, a.is_ascend)
+    return vals
+
+
+@lowers(argsort)
+def _argsort_onnx(ctx, node, ins):
+    a = node.parsed
+    (_, idx), _ = _topk_onnx_core(ctx, ins[0], a.axis, 0, a.is_ascend)
+    return ctx.cast(idx, ctx.out_dtype())
+
+
+@lowers(topk)
+def _topk_onnx(ctx, node, ins):
+    a = node.parsed
+    x = ins[0]
+    (vals, idx), ax = _topk_onnx_core(ctx, x, a.axis, a.k, a.is_ascend)
+    if a.ret_typ == "mask":
+        src = x if a.axis is not None else ctx.op("Reshape", [x, ctx.ints([-1])])
+        ones = ctx.op("Expand", [ctx.const(np.ones(1, ctx.dtype(x))), ctx.shape_of(idx)])
+        m = ctx.op("ScatterElements", [ctx.zeros_like(src), idx, ones], axis=ax)
+        return ctx.op("Reshape", [m, ctx.shape_of(x)]) if a.axis is None else m
+    ind = ctx.cast(idx, a.dtype or F32)
+    if a.ret_typ == "value":
+        return vals
+    return [vals, ind] if a.ret_typ == "both" else ind
+
+
+def _trilu_onnx(upper: int):
+    def fn(ctx, node, ins):
+        return ctx.op("Trilu", [ins[0], ctx.const(np.asarray(node.parsed.k, np.int64))],
+                      upper=upper)
+    return fn
+
+
+lowers(tril)(_trilu_onnx(0))
+lowers(triu)(_trilu_onnx(1))

@@ -4,7 +4,9 @@
 
 DIR defaults to artifacts/interop/zoo-1.9.1/. With --optimize, each model is also built with
 `optimize_for(x, backend="hybridserve")` (BN folding, channels-last, Winograd, fused epilogues)
-and run serially and with 2 intra-op threads. Each export is loaded with
+and run serially and with 2 intra-op threads. With --onnx, each export is also converted to a
+standard ONNX file (`framework.onnx.convert`, into DIR/../zoo-onnx/) and run by stock
+onnxruntime (CPU, 2 threads): both engines must give MXNet's output. Each export is loaded with
 `SymbolBlock.imports` and run on the recorded input; the output must match MXNet's
 (rtol 1e-4 / atol 1e-5, or for deep nets max|Δ| <= 1e-4 * max(1, max|ref|)). Prints a table;
 exit status 1 on any mismatch or missing export.
@@ -27,7 +29,20 @@ import framework as mx  # noqa: E402
 from framework.gluon import SymbolBlock  # noqa: E402
 
 
-def check(name: str, d: str, optimize: bool = False) -> list:
+def onnx_output(prefix: str, x: onp.ndarray, outdir: str) -> onp.ndarray:
+    """The export converted to ONNX and run by stock onnxruntime on `x`."""
+    import onnxruntime as ort
+    from framework.onnx import convert
+    os.makedirs(outdir, exist_ok=True)
+    path = convert(prefix + "-symbol.json", prefix + "-0000.params",
+                   os.path.join(outdir, os.path.basename(prefix) + ".onnx"), {"data": x.shape})
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 2
+    sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    return sess.run(None, {"data": x})[0]
+
+
+def check(name: str, d: str, optimize: bool = False, use_onnx: bool = False) -> list:
     prefix = os.path.join(d, file_stem(name))
     if not os.path.exists(prefix + "-io.npz"):
         return [name, "MISSING", "", "", "", ""]
@@ -45,13 +60,16 @@ def check(name: str, d: str, optimize: bool = False) -> list:
             outs.append(net(x).asnumpy())
         finally:
             _parallel.set_intra_op_threads(prev)
+    if use_onnx:
+        outs.append(onnx_output(prefix, io["data"], os.path.join(os.path.dirname(
+            os.path.abspath(d)), "zoo-onnx")))
     dt = time.time() - t
     checks = [compare(o, io["output"]) for o in outs]
     ok, rule = all(c[0] for c in checks), checks[0][2]
     diff = max(c[1] for c in checks)
     ref_max = float(onp.max(onp.abs(io["output"])))
-    return [name, "ok" if ok else "MISMATCH", f"{diff:.2e}", f"{ref_max:.3g}", rule,
-            f"{dt:.1f}s"]
+    row = [name, "ok" if ok else "MISMATCH", f"{diff:.2e}", f"{ref_max:.3g}", rule, f"{dt:.1f}s"]
+    return row + [f"{checks[-1][1]:.2e}"] if use_onnx else row
 
 
 def main() -> int:
@@ -61,17 +79,20 @@ def main() -> int:
     ap.add_argument("--models", nargs="*")
     ap.add_argument("--optimize", action="store_true",
                     help="also check optimize_for(backend='hybridserve'), serial and threaded")
+    ap.add_argument("--onnx", action="store_true",
+                    help="also check the export converted to ONNX, in stock onnxruntime")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     rows = []
     for name in args.models or ZOO_MODELS:
         try:
-            rows.append(check(name, args.dir, args.optimize))
+            rows.append(check(name, args.dir, args.optimize, args.onnx))
         except Exception as e:  # noqa: BLE001  report and continue
-            rows.append([name, "ERROR", "", "", f"{type(e).__name__}: {str(e)[:80]}", ""])
+            rows.append([name, "ERROR", "", "", f"{type(e).__name__}: {str(e)[:80]}", ""]
+                        + ([""] if args.onnx else []))
         print(" ".join(rows[-1][:3]), file=sys.stderr, flush=True)
     print_table(rows, ["model (MXNet 1.9.1 export)", "hybridserve", "max|Δ|", "max|ref|",
-                       "rule", "time"])
+                       "rule", "time"] + (["onnxruntime max|Δ|"] if args.onnx else []))
     return 0 if all(r[1] == "ok" for r in rows) else 1
 
 
