@@ -141,12 +141,16 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    """Re-export a model with the framework: a 1.x export as 2.x (npz params, 2.x JSON) or a
-    2.x export as 1.x (legacy NDArray-list params, 1.x JSON)."""
+    """Re-export a model with the framework: a 1.x export as 2.x (npz params, 2.x JSON), a
+    2.x export as 1.x (legacy NDArray-list params, 1.x JSON), or either as one ONNX file
+    (`PREFIX.onnx`, batch axis dynamic, checked by onnx.checker)."""
     r = _load(args)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     files = r.block.export(args.out, epoch=args.epoch, format=args.format)
-    _dump({"format": args.format, "symbol": files[0], "params": files[1]})
+    if args.format == "onnx":
+        _dump({"format": "onnx", "onnx": files})
+    else:
+        _dump({"format": args.format, "symbol": files[0], "params": files[1]})
     return 0
 
 
@@ -186,10 +190,11 @@ def add_commands(sub) -> None:
     p.add_argument("--monitor-all", action="store_true", help="op inputs too")
     p.add_argument("--max-values", type=int, default=0, help="include up to N values")
     p.set_defaults(func=cmd_inspect)
-    p = sub.add_parser("convert", help="re-export a model in MXNet 2.x or 1.x format")
+    p = sub.add_parser("convert", help="re-export a model in MXNet 2.x or 1.x format, or as ONNX")
     _add_model_args(p)
-    p.add_argument("--out", required=True, help="output prefix (writes PREFIX-symbol.json, "
-                                                "PREFIX-NNNN.params)")
-    p.add_argument("--format", choices=["2.x", "1.x"], default="2.x")
+    p.add_argument("--out", required=True, help="output prefix (writes PREFIX-symbol.json and "
+                                                "PREFIX-NNNN.params, or PREFIX.onnx)")
+    p.add_argument("--format", "--to", dest="format", choices=["2.x", "1.x", "onnx"],
+                   default="2.x", help="what to write (default 2.x)")
     p.add_argument("--epoch", type=int, default=0)
     p.set_defaults(func=cmd_convert)

@@ -103,6 +103,28 @@ def test_offline_convert_1x_to_2x(tmp_path, capsys):
     np.testing.assert_allclose(y, io["output"], rtol=1e-4, atol=1e-5)
 
 
+def test_offline_convert_to_onnx_runs_in_stock_onnxruntime(tmp_path, capsys):
+    """`convert --to onnx` of a real MXNet 1.x export: one checked .onnx file whose outputs in
+    plain onnxruntime equal MXNet's recorded ones, at the exported and at another batch size.
+    The file takes the input as the loaded model serves it (a flattening FullyConnected: N×48)."""
+    ort = pytest.importorskip("onnxruntime")
+    fx = ROOT / "tests/fixtures/mxnet-1.9.1"
+    io = np.load(fx / "fc_flatten-io.npz")
+    assert main(["convert", "--symbol", str(fx / "fc_flatten-symbol.json"), "--params",
+                 str(fx / "fc_flatten-0000.params"), "--to", "onnx", "-q",
+                 "--out", str(tmp_path / "fc")]) == 0
+    written = json.loads(capsys.readouterr().out)
+    assert written == {"format": "onnx", "onnx": str(tmp_path / "fc.onnx")}
+    sess = ort.InferenceSession(written["onnx"], providers=["CPUExecutionProvider"])
+    assert [i.name for i in sess.get_inputs()] == ["data"]
+    assert sess.get_inputs()[0].shape[1:] == [48]
+    x = io["data"].reshape(len(io["data"]), -1)
+    np.testing.assert_allclose(sess.run(None, {"data": x})[0], io["output"], rtol=1e-4, atol=1e-5)
+    two = np.concatenate([x, x])
+    np.testing.assert_allclose(sess.run(None, {"data": two})[0][len(x):], io["output"],
+                               rtol=1e-4, atol=1e-5)
+
+
 MX1 = ROOT / "tests/fixtures/mxnet-1.9.1"
 MXNET_191 = ROOT / ".mxnet-venvs/mxnet-1.9.1/bin/python"
 
