@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 
 from ..base import MXNetError
+from ..ops.conv import convolution as CONVOLUTION
 from ..symbol.graph import Symbol
 
 Backend = Callable[..., tuple]
@@ -68,7 +69,7 @@ def default_backend(sym: Symbol, args: dict | None = None, aux: dict | None = No
     sym, args, aux = simplify_backend(sym, args, aux)
     # 1x1 convolutions keep their BatchNorm: the layout pass applies it as a per-channel scale
     # so that the graph shares the block's weight instead of holding a folded copy
-    sym, params = fold_batchnorm(sym, {**args, **aux}, keep=lambda n: n.opname == "Convolution"
+    sym, params = fold_batchnorm(sym, {**args, **aux}, keep=lambda n: n.op is CONVOLUTION
                                  and shares_weight(n.parsed))
     return channels_last_backend(sym, *_split(sym, params), **opts)
 

@@ -217,7 +217,9 @@ def _conv_flops(a, ins, outs):
 
 @register("Convolution", "_npx_convolution", attrs=CONV_ATTRS,
           inputs=_conv_inputs, infer_shape=_conv_shape, infer_param_shapes=_conv_param_shapes,
-          strict=True, out=True, flops=_conv_flops)
+          strict=True, out=True, flops=_conv_flops, dtype_pair=("data", "weight"),
+          data_shape=lambda a, w: ((-1, w[1] * a.num_group) + (-1,) * (len(w) - 2), 0)
+          if len(w) >= 3 and a.layout in (None, "NCW", "NCHW", "NCDHW") else None)
 def convolution(a, x, w, b=None, out=None):
     """N-D convolution (cross-correlation) with stride, pad, dilate, groups and bias."""
     nd = _nd(a)

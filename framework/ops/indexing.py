@@ -6,6 +6,7 @@ import numpy as np
 
 from ..base import OperatorError, ShapeError
 from .attrs import Bool, DType, Float, Int, Shape, Str
+from . import _epilogue
 from .registry import register
 from ._common import F32, ScalarAttr, bshape, norm_axis, result_dtype, same_shape
 
@@ -267,7 +268,8 @@ def where_scalar2(a, c):
 
 
 @register("clip", "_npi_clip", attrs={"a_min": ScalarAttr(None), "a_max": ScalarAttr(None)},
-          infer_shape=same_shape, strict=True, out=True)
+          infer_shape=same_shape, strict=True, out=True, elementwise=True, inplace=True,
+          epilogue=_epilogue.clip)
 def clip(a, x, out=None):
     """Clamp into [a_min, a_max]."""
     lo = -np.inf if a.a_min is None else a.a_min
