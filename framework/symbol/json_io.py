@@ -191,8 +191,8 @@ def _upgrade(node: Node, version: int) -> None:
         while len(node.inputs) < len(names):     # 0.8 BatchNorm had no moving-stat inputs
             v = Node("null", f"{node.name}_{names[len(node.inputs)]}", dict(node.attrs))
             node.inputs.append((v, 0))
-    if version < 904 and op.name == "BatchNorm":
-        for pos, init in ((3, '["zero", {}]'), (4, '["one", {}]')):
+    if version < 904 and op.aux:                 # 0.9.4 gave moving statistics their init
+        for pos, init in zip(op.aux, ('["zero", {}]', '["one", {}]')):
             if pos < len(node.inputs) and node.inputs[pos][0].is_var:
                 node.inputs[pos][0].attrs.setdefault("__init__", init)
     if version < 905 and node.opname in ("argmax", "argmin") and node.attrs.get("axis") == "-1":
