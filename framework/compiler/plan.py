@@ -15,6 +15,7 @@ import numpy as np
 from ..base import OperatorError, ShapeError
 from ..symbol.graph import Node, Symbol
 from .memory_plan import MemoryPlan, plan_memory
+from .passes.unknown_dims import resolve, unresolved_nodes
 
 
 @dataclass
@@ -58,7 +59,6 @@ class Plan:
             self.steps.append(Step(n, fn, ins, outs))
         self.n_slots = nslots
         self.out_slots = [slot[(id(n), i)] for n, i in symbol.outputs]
-        from .passes.unknown_dims import unresolved_nodes
         self._unresolved = unresolved_nodes(order)
         self._by_sig: dict[tuple, Callable] = {}
         self._fn = self._generate() if not self._unresolved else self._run_resolving
@@ -87,7 +87,6 @@ class Plan:
         """Kernels of legacy creation ops bound to the shapes these inputs imply."""
         if not self._unresolved:
             return {}
-        from .passes.unknown_dims import resolve
         shapes = {n: tuple(x.shape) for n, x in zip(self.input_names, inputs)}
         attrs = resolve(self.symbol, self._unresolved, shapes)
         return {k: partial(st.node.op.kernel, attrs[id(st.node)])

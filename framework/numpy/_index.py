@@ -15,6 +15,7 @@ import numpy as _onp
 
 from ..base import MXNetError
 from ._base import as_nd, invoke, ndarray, tracing
+from ._shape import stack
 
 __all__: list[str] = []
 
@@ -85,7 +86,6 @@ def _traced_getitem(x, key):
                          "HybridBlock.")
     if not _is_basic(key):
         if all(isinstance(k, ndarray) for k in key):
-            from ._shape import stack
             idx = stack(list(key))
             return invoke("gather_nd", [x, idx])
         raise MXNetError("The type of indexing used is not supported in HybridBlock.")
@@ -175,9 +175,9 @@ _FAST = {"add": _onp.add, "subtract": _onp.subtract, "multiply": _onp.multiply,
          "true_divide": _onp.true_divide}
 
 
-def _inplace(fn_name, x, other):
-    """`x += y` & co.: outside a trace write into x's buffer and return x; inside, out-of-place."""
-    from .. import numpy as front
+def _inplace(fn_name, fn, x, other):
+    """`x += y` & co. (`fn`: the out-of-place `np.<fn_name>`): outside a trace write into x's
+    buffer and return x; inside, out-of-place."""
     d = x._data
     if not tracing() and fn_name in _FAST and d.dtype.kind == "f" and d.flags.writeable:
         o = other._data if isinstance(other, ndarray) else other
@@ -185,7 +185,7 @@ def _inplace(fn_name, x, other):
                 (isinstance(o, (int, float)) and not isinstance(o, bool)):
             _FAST[fn_name](d, o, out=d)
             return x
-    res = getattr(front, fn_name)(x, other)
+    res = fn(x, other)
     if res is NotImplemented:
         return NotImplemented
     if tracing():

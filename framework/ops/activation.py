@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import OperatorError
 from . import _epilogue
-from ._nnutil import CF
 from . import legacy_forms
+from ..base import OperatorError
+from ._nnutil import CF
+from ._special import erf
 from .attrs import Str
 from .registry import register
 
@@ -158,7 +159,6 @@ def _xelu(x, slope):
 
 
 def gelu_erf(x):
-    from ._special import erf
     h = x.dtype.type(0.5) * x
     return h * (1 + erf(x / _SQRT2).astype(x.dtype, copy=False))
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from . import _parallel
 from ..base import ShapeError
 from ._nnutil import (OptStr, channel_last, check_param_shapes, prod, spatial, to_channel_first,
                       to_channel_last)
 from .attrs import Bool, Int, Shape
+from .nhwc import part_taps, scratch
 from .registry import register
 
 LAYOUTS = ("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
@@ -124,8 +126,6 @@ def _conv2d_nchw(x, w, b, k, stride, pad, dilate, osp, out):
     zero-bordered scratch (no padded copy of the input: each tap copies its valid range only),
     then out[n] (F, P) = W (F, K) · cols (K, P), split over blocks of filters on the intra-op
     threads, bias added per block while it is cache-warm."""
-    from . import _parallel
-    from .nhwc import part_taps, scratch
     N, C, H, W = x.shape
     F = w.shape[0]
     P = osp[0] * osp[1]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import ShapeError
-from .attrs import Bool, DType, Float, Int, Shape, Str
 from . import legacy_forms
-from .registry import register
+from ..base import ShapeError
 from ._common import F32, norm_axis, same_shape
+from .attrs import Bool, DType, Float, Int, Shape, Str
+from .registry import register
 
 
 def _dt(a):
@@ -145,7 +145,7 @@ def linspace(a):
 
 
 # -- dtype / identity ---------------------------------------------------------------------------
-@register("Cast", "cast", "_npi_cast", "amp_cast", attrs={"dtype": DType(None)},
+@register("Cast", "cast", "_npi_cast", attrs={"dtype": DType(None)},
           infer_shape=same_shape, infer_type=lambda a, d: [a.dtype], strict=True,
           profiler_scope=True)
 def cast(a, x):
@@ -153,6 +153,11 @@ def cast(a, x):
     if a.dtype is None:
         raise ShapeError("Cast: dtype is required")
     return x.astype(a.dtype)
+
+
+# the same conversion, inserted by mixed precision: `export(remove_amp_cast=True)` drops it
+register("amp_cast", attrs={"dtype": DType(None)}, infer_shape=same_shape,
+         infer_type=lambda a, d: [a.dtype], strict=True, amp=True)(cast.kernel)
 
 
 @register("BlockGrad", "stop_gradient", "_npi_stop_gradient", "make_loss", "MakeLoss",

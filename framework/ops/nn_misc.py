@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .. import random as _random
 from ..base import OperatorError, ShapeError
 from ._nnutil import CF, OptBool, check_param_shapes
 from .attrs import Bool, DType, Int, Shape, Str
@@ -29,7 +30,6 @@ def dropout(a, x):
     `axes` share the mask along those axes. Hidden output: the mask."""
     if a.mode != "always" or a.p <= 0:
         return x, np.ones_like(x)
-    from .. import random as _random
     shape = list(x.shape)
     for ax in a.axes or ():
         shape[ax] = 1

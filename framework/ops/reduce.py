@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .attrs import Bool, DType, Float, Int, IntOrTuple, Shape
 from . import legacy_forms
-from .registry import register
 from ._common import BOOL, F32, I64, ScalarAttr, is_float, norm_axes, norm_axis
+from .attrs import Bool, DType, Float, Int, IntOrTuple, Shape
+from .registry import register
 
 
 def _ret(r):
@@ -85,10 +85,16 @@ def _legacy_arg(fn):
     return kernel, shape
 
 
+def _axis_before_905(version: int, attrs: dict) -> None:
+    """Before MXNet 0.9.5 an argmax/argmin axis of -1 meant "no axis"."""
+    if version < 905 and attrs.get("axis") == "-1":
+        del attrs["axis"]
+
+
 for _name, _fn in [("argmax", np.argmax), ("argmin", np.argmin)]:
     _k, _s = _legacy_arg(_fn)
     register(_name, attrs={"axis": Int(None), "keepdims": Bool(False)}, infer_shape=_s,
-             strict=True)(_k)
+             strict=True, upgrade=_axis_before_905)(_k)
 
 
 @register("argmax_channel", infer_shape=lambda a, s: [tuple(s[0][:1])])

@@ -71,6 +71,9 @@ class OpDef:
     # (attrs, weight shape) -> (data shape with -1 for free dims, flattened units) or None:
     # what the op's weight says of its data input (a served model's default signature)
     data_shape: Callable[[Attrs, tuple], tuple | None] | None = None
+    # (file version, raw attrs) -> None: rewrites what an older MXNet JSON meant (symbol/json_io.py)
+    upgrade: Callable[[int, dict], None] | None = None
+    amp: bool = False                    # inserted by mixed precision: export may drop it
 
     # -- attributes ---------------------------------------------------------------------------
     def parse_attrs(self, raw: dict[str, Any], node: str | None = None) -> Attrs:

@@ -20,11 +20,15 @@ from typing import Any, Callable
 import numpy as _onp
 
 from ..base import LegacyExportError
+from ..io.atomic import write_atomic
+from ..io.params_file import save_params
 from ..ops.attrs import parse_tuple
 from ..ops.legacy_forms import MX191_CHOICES, export_error as _err
 from ..ops.mxnet191 import MX191_OPS
 from ..ops.registry import OpDef, get_op
 from .graph import Node, Symbol
+from .infer import infer_shapes
+from .json_io import to_json
 
 __all__ = ["to_legacy", "export_legacy", "LegacyExportError", "legacy_op_for"]
 
@@ -134,7 +138,6 @@ def to_legacy(sym: Symbol, input_shapes: dict[str, tuple] | None = None) -> Symb
     `input_shapes` ({input name: shape}, optional) lets rank-dependent operators (np.moveaxis)
     be translated too.
     """
-    from .infer import infer_shapes
     try:
         shapes = infer_shapes(sym, dict(input_shapes or {}))
     except Exception:                           # noqa: BLE001  (shapes are only a hint)
@@ -172,9 +175,6 @@ def export_legacy(block, path: str | None, epoch: int = 0, remove_amp_cast: bool
     sym = to_legacy(sym, input_shapes)
     if path is None:
         return sym, arg_dict
-    from ..io.atomic import write_atomic
-    from ..io.params_file import save_params
-    from .json_io import to_json
     sym_file = f"{path}-symbol.json"
     text = to_json(sym, remove_amp_cast=remove_amp_cast, version=10901, np_shape=False)
     write_atomic(sym_file, text.encode("utf-8"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...ops.attrs import Attrs
 from ...symbol.graph import Node, Symbol
+from ...symbol.infer import infer_shapes
 
 
 def unresolved_nodes(order: list[Node]) -> list[Node]:
@@ -19,7 +20,6 @@ def unresolved_nodes(order: list[Node]) -> list[Node]:
 
 def resolve(sym: Symbol, nodes: list[Node], input_shapes: dict[str, tuple]) -> dict[int, Attrs]:
     """Attrs with concrete shapes for `nodes`, given the shapes of the graph inputs."""
-    from ...symbol.infer import infer_shapes
     candidates: list[int] = []
     for shp in input_shapes.values():
         for d in shp:

@@ -6,10 +6,11 @@ Each cell keeps MXNet's four parameters `i2h_weight`, `h2h_weight`, `i2h_bias`, 
 from __future__ import annotations
 
 from ... import numpy as _np
+from ...dispatch import invoke
 from ...ndarray import ndarray
-from ...ops.invoke import invoke
 from ..block import Block, _indent
 from ..hybrid_block import HybridBlock
+from ..nn.advanced_activations import LeakyReLU
 from ..parameter import Parameter
 
 __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell",
@@ -98,7 +99,6 @@ class RecurrentCell(Block):
     def _get_activation(self, x, activation):
         if isinstance(activation, str):
             return invoke("Activation", [x], {"act_type": activation})
-        from ..nn.advanced_activations import LeakyReLU
         if isinstance(activation, LeakyReLU):
             return invoke("LeakyReLU", [x], {"act_type": "leaky", "slope": activation._alpha})
         return activation(x)
