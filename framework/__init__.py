@@ -1,5 +1,7 @@
 """hybridserve's framework: MXNet Gluon 2.0 on NumPy (`import framework as mx`)."""
 from . import base  # noqa: F401
+from .base import MXNetError  # noqa: F401
+from .device import Context, Device, cpu, cpu_pinned, current_context, current_device, gpu, num_gpus  # noqa: F401
 from . import random  # noqa: F401
 from . import initializer  # noqa: F401
 from . import initializer as init  # noqa: F401
@@ -9,8 +11,6 @@ from . import symbol  # noqa: F401
 from . import symbol as sym  # noqa: F401
 from . import compiler  # noqa: F401  (its optimize_for backends register themselves)
 from . import gluon  # noqa: F401
-from .base import MXNetError  # noqa: F401
-from .device import Context, Device, cpu, cpu_pinned, current_context, current_device, gpu, num_gpus  # noqa: F401
 
 context = device = __import__("framework.device", fromlist=["device"])
 __version__ = "2.0.0"

@@ -104,7 +104,8 @@ class CachedOp:
         try:
             return fn(*inputs)
         except Exception:
-            return self.fast.run(inputs)   # re-raises with the failing node named
+            # unplanned run: a genuine failure raises again, now naming the failing node
+            return self.fast.run(inputs)
         finally:
             self._give(sig, fn)
 

@@ -64,7 +64,8 @@ def plan_memory(steps, n_inputs: int, out_slots: list[int], vals: list) -> Memor
         if eligible:
             plan.naive_bytes += v.nbytes
             src = st.ins[0] if st.ins else None
-            if (src is not None and st.node.op.is_inplace(st.node.parsed) and root_end.get(root[src], big) == k
+            if (src is not None and st.node.op.is_inplace(st.node.parsed)
+                    and root_end.get(root[src], big) == k
                     and root[src] in owner and owner[root[src]][1].shape == v.shape
                     and owner[root[src]][1].dtype == v.dtype and root[src] not in escaping):
                 flat, buf = owner.pop(root[src])  # hand the dying input's storage to the output

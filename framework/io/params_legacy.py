@@ -2,8 +2,8 @@
 
 Layout (all little-endian): u64 magic 0x112, u64 reserved 0, u64 N, N array
 records, u64 K (0 or N), K names (u64 length + UTF-8 bytes).  Records come in
-four variants chosen by their first u32 (v0, V1, V2, V3); see
-docs/MXNET_FORMATS.md section 3.
+four variants chosen by their first u32 (v0, V1, V2, V3), as MXNet's
+`NDArray::Load` (src/ndarray/ndarray.cc) reads them.
 
 Reader policy (the input may be hostile):
 

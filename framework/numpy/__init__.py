@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as _onp
 
-from . import linalg, random  # noqa: F401
 from ..ndarray import ndarray
+from . import linalg, random  # noqa: F401
 from ._base import as_nd
 from ._creation import *  # noqa: F401,F403
 from ._creation import __all__ as _c_all

@@ -102,11 +102,6 @@ def prod(shape) -> int:
     return p
 
 
-def as_float(x: np.ndarray) -> np.ndarray:
-    """Integer inputs of float ops compute in float32 (MXNet keeps dtype; ints are rare here)."""
-    return x if x.dtype.kind in "fc" else x.astype(np.float32)
-
-
 def check_param_shapes(opname: str, given: list, expected: list) -> None:
     """MXNet's SHAPE_ASSIGN_CHECK for weights/biases/states: a known input shape must equal the
     one the op derives from the data shape (shape inference relies on this to reject guesses)."""

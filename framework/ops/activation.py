@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base import OperatorError
 from . import _epilogue
 from . import legacy_forms
-from ..base import OperatorError
 from ._nnutil import CF
 from ._special import erf
 from .attrs import Str

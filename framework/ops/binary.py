@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .attrs import Bool, Int
-from .registry import register
 from ._common import (BOOL, F32, F64, I64, ScalarAttr, bshape, is_float, result_dtype,
                       same_shape)
+from .attrs import Bool, Int
+from .registry import register
 
 
 def _ret(r):
@@ -136,10 +136,12 @@ for _name, _aliases, _fn, _tofloat in _ARITH:
     register(_name, *_aliases, inputs=("lhs", "rhs"), infer_shape=_bin_shape,
              infer_type=_div_type if _tofloat else _arith_type,
              out=True, elementwise=True, adds=_fn is np.add,
-             same_shape_operands=_name == "elemwise_add")(_arith_kernel(_fn, cast_int_float=_tofloat))
+             same_shape_operands=_name == "elemwise_add",
+             )(_arith_kernel(_fn, cast_int_float=_tofloat))
 
 register("_npi_true_divide", inputs=("lhs", "rhs"), infer_shape=_bin_shape,
-         infer_type=_div_type, out=True, elementwise=True, legacy="broadcast_div")(_arith_kernel(np.divide, div=True))
+         infer_type=_div_type, out=True, elementwise=True,
+         legacy="broadcast_div")(_arith_kernel(np.divide, div=True))
 
 
 def _legacy_div(x, y):
@@ -151,7 +153,8 @@ def _legacy_div(x, y):
 
 
 register("broadcast_div", "elemwise_div", "_div", "_Div", inputs=("lhs", "rhs"),
-         infer_shape=_bin_shape, infer_type=_arith_type, out=True, elementwise=True)(_arith_kernel(_legacy_div))
+         infer_shape=_bin_shape, infer_type=_arith_type, out=True,
+         elementwise=True)(_arith_kernel(_legacy_div))
 
 
 # -- comparisons and logical ops -------------------------------------------------------------
@@ -238,7 +241,8 @@ def _scalar_type(div=False):
 
 
 # 2.x-only names and the 1.x operator (same computation on float data) the 1.x writer uses
-_LEGACY_SCALAR = {"_npi_true_divide_scalar": "_div_scalar", "_npi_rtrue_divide_scalar": "_rdiv_scalar"}
+_LEGACY_SCALAR = {"_npi_true_divide_scalar": "_div_scalar",
+                  "_npi_rtrue_divide_scalar": "_rdiv_scalar"}
 # canonical, aliases, fn, reflected, int→float
 _SCALAR = [
     ("_npi_add_scalar", ("_plus_scalar", "_PlusScalar"), np.add, False, False),

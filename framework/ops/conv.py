@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from . import _parallel
 from ..base import ShapeError
+from . import _parallel
 from ._nnutil import (OptStr, channel_last, check_param_shapes, prod, spatial, to_channel_first,
                       to_channel_last)
 from .attrs import Bool, Int, Shape

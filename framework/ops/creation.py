@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import legacy_forms
 from ..base import ShapeError
+from . import legacy_forms
 from ._common import F32, norm_axis, same_shape
 from .attrs import Bool, DType, Float, Int, Shape, Str
 from .registry import register

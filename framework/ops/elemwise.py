@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .attrs import Int
-from .registry import register
 from . import _special as _sp
 from ._common import F32, BOOL, is_float, same_shape
+from .attrs import Int
+from .registry import register
 
 
 def _ret(r):

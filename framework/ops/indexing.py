@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError, ShapeError
-from .attrs import Bool, DType, Float, Int, Shape, Str
 from . import _epilogue
-from .registry import register
 from ._common import F32, ScalarAttr, bshape, norm_axis, result_dtype, same_shape
+from .attrs import Bool, DType, Float, Int, Shape, Str
+from .registry import register
 
 
 def _ret(r):

@@ -136,7 +136,8 @@ def norm(node, a, shape_of):
 def moveaxis(node, a, shape_of):
     shape = shape_of(node.inputs[0])
     if shape is None:
-        raise export_error(node, "np.moveaxis needs the input rank; pass input_shapes to the 1.x export")
+        raise export_error(node, "np.moveaxis needs the input rank; pass input_shapes to the "
+                                 "1.x export")
     nd = len(shape)
     src = [d % nd for d in _axis_tuple(a.source)]
     dst = [d % nd for d in _axis_tuple(a.destination)]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError, ShapeError
+from . import legacy_forms
 from ._nnutil import CF, check_param_shapes, prod
 from .attrs import Bool, Int, Str
-from . import legacy_forms
 from .registry import register
 
 

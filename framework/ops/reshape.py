@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..base import ShapeError
-from .attrs import Bool, Int, Shape, Str
 from . import legacy_forms
+from .attrs import Bool, Int, Shape, Str
 from .registry import register
 
 

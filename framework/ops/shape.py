@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError, ShapeError
-from .attrs import Bool, Int, IntOrTuple, Shape
 from . import legacy_forms
-from .registry import register
 from ._common import bshape, norm_axes, norm_axis
+from .attrs import Bool, Int, IntOrTuple, Shape
+from .registry import register
 
 
 def _ret(r):

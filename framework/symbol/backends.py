@@ -1,4 +1,5 @@
-"""The `optimize_for` backends: named graph rewrites `(Symbol, args, aux, **opts) -> (Symbol, args, aux)`.
+"""The `optimize_for` backends: named graph rewrites
+`(Symbol, args, aux, **opts) -> (Symbol, args, aux)`.
 
 The graph layer only keeps the table; the compiler registers its pass pipelines here when it is
 imported (compiler/backends.py), so `Symbol.optimize_for` never imports the compiler.

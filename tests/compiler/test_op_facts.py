@@ -31,7 +31,13 @@ def _conv_bn_relu(conv: str, bn: str, relu: str) -> tuple[Symbol, dict]:
     return Symbol([(r, 0)]), params
 
 
-SPELLINGS = [("Convolution", "BatchNorm", "_npx_relu"), ("_npx_convolution", "_npx_batch_norm", "relu")]
+SPELLINGS = [("Convolution", "BatchNorm", "_npx_relu"),
+             ("_npx_convolution", "_npx_batch_norm", "relu")]
+
+
+def _run(sym: Symbol, feed: dict) -> list:
+    names = sym.list_inputs()
+    return Plan(sym, names).run([feed[n] for n in names])
 
 
 def _shape(sym: Symbol) -> list[str]:
@@ -115,7 +121,6 @@ def test_fold_batchnorm_only_on_the_channel_axis(kernel, axis, folds):
     assert ("BatchNorm" not in _shape(folded)) == folds
     if folds:
         data = RNG.standard_normal((2, 3) + (5,) * len(kernel)).astype(np.float32)
-        want = Plan(sym, sym.list_inputs()).run([{**params, "data": data}[n] for n in sym.list_inputs()])
-        got = Plan(folded, folded.list_inputs()).run(
-            [{**fparams, "data": data}[n] for n in folded.list_inputs()])
+        want = _run(sym, {**params, "data": data})
+        got = _run(folded, {**fparams, "data": data})
         np.testing.assert_allclose(got[0], want[0], rtol=1e-4, atol=1e-5)

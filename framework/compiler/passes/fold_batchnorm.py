@@ -49,7 +49,8 @@ def fold_batchnorm(sym: Symbol, params: dict[str, np.ndarray],
             return None
         if not _channel_axis(n.parsed.axis, prod_old):
             return None
-        if prod_old.op is CONVOLUTION and prod_old.parsed.get("layout") not in (None, "NCW", "NCHW", "NCDHW"):
+        if prod_old.op is CONVOLUTION and \
+                prod_old.parsed.get("layout") not in (None, "NCW", "NCHW", "NCDHW"):
             return None
         stats = [var_value(e) for e in n.inputs[1:5]]
         w = var_value(prod_old.inputs[1])

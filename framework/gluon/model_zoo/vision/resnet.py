@@ -5,8 +5,8 @@ names (`features.4.0.body.0.weight`) and MXNet's pretrained files line up.
 """
 from __future__ import annotations
 
-from ... import nn
 from ....dispatch import invoke
+from ... import nn
 from ...hybrid_block import HybridBlock
 from ..model_store import load_pretrained
 
