@@ -16,7 +16,7 @@ from ...ops.conv import convolution as CONVOLUTION
 from ...ops.nn_dense import fully_connected as FULLY_CONNECTED
 from ...ops.norm import batch_norm as BATCH_NORM
 from ...symbol.graph import Node, Symbol
-from .rewrite import consumers, rebuild
+from .rewrite import consumers, copy_node, rebuild
 
 
 def _channel_axis(axis: int, prod: Node) -> bool:
@@ -67,11 +67,10 @@ def fold_batchnorm(sym: Symbol, params: dict[str, np.ndarray],
         new_b = ((b.astype(np.float64) - mean) * scale + beta).astype(w.dtype)
         wname, bname = f"{n.name}_fold_weight", f"{n.name}_fold_bias"
         params[wname], params[bname] = new_w, new_b
-        attrs = dict(prod_old.attrs)
-        attrs["no_bias"] = "0"
-        prod_new = Node(prod_old.opname, prod_old.name, attrs, op=prod_old.op)
         data_entry = done[id(prod_old.inputs[0][0])][prod_old.inputs[0][1]]
-        prod_new.inputs = [data_entry, (Node("null", wname), 0), (Node("null", bname), 0)]
+        prod_new = copy_node(prod_old, [data_entry, (Node("null", wname), 0),
+                                        (Node("null", bname), 0)], done,
+                             {**prod_old.attrs, "no_bias": "0"})
         return [(prod_new, 0)] + [(prod_new, 0)] * (n.num_outputs() - 1)
 
     out = rebuild(sym, visit)

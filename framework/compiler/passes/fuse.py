@@ -16,7 +16,7 @@ from __future__ import annotations
 from ...ops.registry import get_op
 from ...symbol.graph import Node, Symbol
 from ...symbol.infer import infer_shapes
-from .rewrite import consumers, rebuild
+from .rewrite import consumers, rebuild, variant
 
 
 def _act_of(n: Node):
@@ -28,14 +28,6 @@ def _act_of(n: Node):
 
 def _fuses(n: Node, what: str) -> bool:
     return not n.is_var and what in n.op.fuses
-
-
-def _clone(n: Node, ins, **attrs) -> Node:
-    new = dict(n.attrs)
-    new.update({k: str(v) for k, v in attrs.items()})
-    c = Node(n.opname, n.name, new, op=n.op)
-    c.inputs = list(ins)
-    return c
 
 
 def fuse_sum(sym: Symbol, known: dict[str, tuple] | None = None) -> Symbol:
@@ -65,7 +57,7 @@ def fuse_sum(sym: Symbol, known: dict[str, tuple] | None = None) -> Symbol:
             if (_fuses(src, "sum") and uses.get(id(src), 0) == 1
                     and not new_src.parsed.with_sum and new_src.parsed.act_type == "none"
                     and ins[1 - k][0] is not new_src):
-                c = _clone(new_src, new_src.inputs + [ins[1 - k]], with_sum="1")
+                c = variant(new_src, new_src.inputs + [ins[1 - k]], with_sum="1")
                 return [(c, 0)]
         return None
     return rebuild(sym, visit)
@@ -86,7 +78,7 @@ def fuse_act(sym: Symbol) -> Symbol:
         new_src = ins[0][0]
         if (_fuses(src, "act") and uses.get(id(src), 0) == 1
                 and new_src.parsed.act_type == "none"):
-            c = _clone(new_src, new_src.inputs, act_type=act[0], a_min=act[1], a_max=act[2])
+            c = variant(new_src, new_src.inputs, act_type=act[0], a_min=act[1], a_max=act[2])
             return [(c, i) for i in range(n.num_outputs())]
         if (not src.is_var and src.op.with_act and uses.get(id(src), 0) == 1
                 and new_src.op is src.op):

@@ -20,6 +20,14 @@ def copy_node(n: Node, ins: list[Entry], done: dict, attrs: dict | None = None) 
     return c
 
 
+def variant(n: Node, ins: list[Entry], **attrs) -> Node:
+    """An already rebuilt node `n` once more, reading `ins`, with `attrs` set (as strings)."""
+    c = Node(n.opname, n.name, {**n.attrs, **{k: str(v) for k, v in attrs.items()}}, ins, op=n.op)
+    c.control_deps = list(n.control_deps)
+    c.subgraphs = n.subgraphs
+    return c
+
+
 def entries(node: Node, k: int) -> list[Entry]:
     """The first `k` output entries of `node`."""
     return [(node, i) for i in range(k)]
