@@ -188,16 +188,24 @@ def unique_ops() -> list[OpDef]:
 
 
 _loaded = False
+_loading = False
 _load_lock = threading.RLock()
 
 
 def _ensure_loaded() -> None:
-    """Import every op family once; thread-safe (servers load models from several threads)."""
-    global _loaded
+    """Import every op family once. Thread-safe: a thread that looks an op up while another
+    fills the table waits for the whole table (servers load models from several threads). The
+    families are imported here, not at module level, because they import this module."""
+    global _loaded, _loading
     if _loaded:
         return
-    with _load_lock:               # re-entrant: family modules may look ops up while importing
-        if not _loaded:
+    with _load_lock:               # re-entrant: a family module looking ops up while importing
+        if _loaded or _loading:    # sees the table as filled so far, and does not end the load
+            return
+        _loading = True
+        try:
             from . import catalog  # noqa: F401  (imports every op family module)
-            _loaded = True
+        finally:
+            _loading = False
+        _loaded = True
 
