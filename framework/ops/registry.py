@@ -2,8 +2,10 @@
 
 An OpDef holds everything about an operator: its names (canonical, 1.x and 2.x aliases), the
 attribute schema, input names and which inputs are mutated auxiliary states, output counts and
-names, shape/dtype inference and the NumPy kernel. Imperative calls, tracing, loaded graphs,
-summaries and op hooks all read this table; nothing implements an operator anywhere else.
+names, shape/dtype inference, the NumPy kernel, and the facts the rest of the framework needs
+(element-wise, in-place safe, identity at inference, its 1.x form, MXNet's monitor naming, …).
+Imperative calls, tracing, loaded graphs, summaries, op hooks and every graph pass read this
+table; nothing implements an operator, or lists operators by name, anywhere else.
 
 Kernel convention: `kernel(attrs, *inputs)` takes parsed `Attrs` and NumPy arrays and returns one
 array or a tuple of arrays (one per output, hidden outputs included). A kernel declared with
