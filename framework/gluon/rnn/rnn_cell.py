@@ -112,7 +112,7 @@ class HybridRecurrentCell(RecurrentCell, HybridBlock):
 
 
 class _GatedCell(HybridRecurrentCell):
-    """Cells with `_gates` projections of the input and of the hidden state (RNN 1, GRU 3, LSTM 4)."""
+    """A cell with `_gates` projections of input and hidden state (RNN 1, GRU 3, LSTM 4)."""
     _gates = 1
     _n_states = 1
 

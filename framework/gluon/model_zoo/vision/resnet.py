@@ -33,41 +33,45 @@ def _shortcut_v1(channels: int, stride: int, in_channels: int) -> nn.HybridSeque
     return down
 
 
-class BasicBlockV1(HybridBlock):
-    """Two 3x3 conv+BN, identity (or 1x1 conv+BN) shortcut, relu after the sum."""
+class _ResidualV1(HybridBlock):
+    """Post-activation residual block: a conv+BN body, an identity (or 1x1 conv+BN) shortcut,
+    relu after the sum."""
+    _residual_first = False     # the sum's operand order, as MXNet's block writes it
 
     def __init__(self, channels: int, stride: int, downsample: bool = False,
                  in_channels: int = 0, **kwargs):
         super().__init__(**kwargs)
         self.body = nn.HybridSequential()
-        self.body.add(_conv3x3(channels, stride, in_channels), nn.BatchNorm(),
-                      nn.Activation("relu"), _conv3x3(channels, 1, channels), nn.BatchNorm())
+        self.body.add(*self._layers(channels, stride, in_channels))
         self.downsample = _shortcut_v1(channels, stride, in_channels) if downsample else None
+
+    def _layers(self, channels: int, stride: int, in_channels: int) -> list:
+        raise NotImplementedError
 
     def forward(self, x):
         out = self.body(x)                 # body before shortcut: MXNet's op/summary order
         residual = self.downsample(x) if self.downsample else x
-        return _relu(residual + out)
+        return _relu(residual + out) if self._residual_first else _relu(out + residual)
 
 
-class BottleneckV1(HybridBlock):
+class BasicBlockV1(_ResidualV1):
+    """Two 3x3 conv+BN, identity (or 1x1 conv+BN) shortcut, relu after the sum."""
+    _residual_first = True
+
+    def _layers(self, channels: int, stride: int, in_channels: int) -> list:
+        return [_conv3x3(channels, stride, in_channels), nn.BatchNorm(), nn.Activation("relu"),
+                _conv3x3(channels, 1, channels), nn.BatchNorm()]
+
+
+class BottleneckV1(_ResidualV1):
     """1x1 reduce, 3x3, 1x1 expand (each conv+BN), shortcut, relu after the sum."""
 
-    def __init__(self, channels: int, stride: int, downsample: bool = False,
-                 in_channels: int = 0, **kwargs):
-        super().__init__(**kwargs)
+    def _layers(self, channels: int, stride: int, in_channels: int) -> list:
         mid = channels // 4
-        self.body = nn.HybridSequential()
-        self.body.add(nn.Conv2D(mid, kernel_size=1, strides=stride), nn.BatchNorm(),
-                      nn.Activation("relu"), _conv3x3(mid, 1, mid), nn.BatchNorm(),
-                      nn.Activation("relu"), nn.Conv2D(channels, kernel_size=1, strides=1),
-                      nn.BatchNorm())
-        self.downsample = _shortcut_v1(channels, stride, in_channels) if downsample else None
-
-    def forward(self, x):
-        out = self.body(x)
-        residual = self.downsample(x) if self.downsample else x
-        return _relu(out + residual)
+        return [nn.Conv2D(mid, kernel_size=1, strides=stride), nn.BatchNorm(),
+                nn.Activation("relu"), _conv3x3(mid, 1, mid), nn.BatchNorm(),
+                nn.Activation("relu"), nn.Conv2D(channels, kernel_size=1, strides=1),
+                nn.BatchNorm()]
 
 
 class BasicBlockV2(HybridBlock):
