@@ -74,6 +74,16 @@ class BottleneckV1(_ResidualV1):
                 nn.BatchNorm()]
 
 
+def _shortcut_v2(channels: int, stride: int, in_channels: int) -> nn.Conv2D:
+    return nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels)
+
+
+def _preact(block: HybridBlock, x) -> tuple:
+    """A v2 block's entry: bn1-relu of x, and the shortcut (tapped after it when downsampling)."""
+    act = _relu(block.bn1(x))
+    return act, (block.downsample(act) if block.downsample else x)
+
+
 class BasicBlockV2(HybridBlock):
     """Pre-activation basic block: BN-relu-conv twice; the shortcut taps the first activation."""
 
@@ -84,14 +94,10 @@ class BasicBlockV2(HybridBlock):
         self.conv1 = _conv3x3(channels, stride, in_channels)
         self.bn2 = nn.BatchNorm()
         self.conv2 = _conv3x3(channels, 1, channels)
-        self.downsample = nn.Conv2D(channels, 1, stride, use_bias=False,
-                                    in_channels=in_channels) if downsample else None
+        self.downsample = _shortcut_v2(channels, stride, in_channels) if downsample else None
 
     def forward(self, x):
-        residual = x
-        x = _relu(self.bn1(x))
-        if self.downsample:
-            residual = self.downsample(x)
+        x, residual = _preact(self, x)
         x = self.conv2(_relu(self.bn2(self.conv1(x))))
         return x + residual
 
@@ -109,14 +115,10 @@ class BottleneckV2(HybridBlock):
         self.conv2 = _conv3x3(mid, stride, mid)
         self.bn3 = nn.BatchNorm()
         self.conv3 = nn.Conv2D(channels, kernel_size=1, strides=1, use_bias=False)
-        self.downsample = nn.Conv2D(channels, 1, stride, use_bias=False,
-                                    in_channels=in_channels) if downsample else None
+        self.downsample = _shortcut_v2(channels, stride, in_channels) if downsample else None
 
     def forward(self, x):
-        residual = x
-        x = _relu(self.bn1(x))
-        if self.downsample:
-            residual = self.downsample(x)
+        x, residual = _preact(self, x)
         x = self.conv1(x)
         x = self.conv2(_relu(self.bn2(x)))
         x = self.conv3(_relu(self.bn3(x)))
