@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as _onp
 
-from .device import Device, current_device
+from .device import Device
 
 
 class ndarray:
