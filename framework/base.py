@@ -18,6 +18,10 @@ class GraphFormatError(MXNetError, ValueError):
     """A symbol graph (JSON or in memory) is malformed: unknown op, bad reference, cycle, limits."""
 
 
+class LegacyExportError(GraphFormatError):
+    """The graph uses something MXNet 1.9.1 cannot express (`export(..., format='1.x')`)."""
+
+
 class ShapeError(OperatorError):
     """Input shapes do not fit an operator or a compiled signature."""
 

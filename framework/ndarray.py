@@ -10,17 +10,7 @@ from typing import Any
 
 import numpy as _onp
 
-from .device import Device, current_device
-
-_F = None  # framework.numpy, bound lazily (it imports this module)
-
-
-def _front():
-    global _F
-    if _F is None:
-        from . import numpy as f
-        _F = f
-    return _F
+from .device import Device
 
 
 class ndarray:
@@ -84,10 +74,6 @@ class ndarray:
     @property
     def stype(self) -> str:
         return "default"
-
-    @property
-    def T(self) -> "ndarray":
-        return _front().transpose(self)
 
     @property
     def grad(self):
@@ -171,58 +157,6 @@ class ndarray:
         if stype != "default":
             raise ValueError(f"storage type {stype!r} is not supported")
         return self
-
-    # -- indexing -----------------------------------------------------------------------------
-    def __getitem__(self, key) -> "ndarray":
-        return _front()._getitem(self, key)
-
-    def __setitem__(self, key, value) -> None:
-        _front()._setitem(self, key, value)
-
-
-def _binary(name: str, reflected: bool = False):
-    def method(self, other):
-        f = getattr(_front(), name)
-        return f(other, self) if reflected else f(self, other)
-    method.__name__ = name
-    return method
-
-
-def _inplace(name: str):
-    def method(self, other):
-        return _front()._inplace(name, self, other)
-    return method
-
-
-def _forward(name: str):
-    def method(self, *args, **kwargs):
-        return getattr(_front(), name)(self, *args, **kwargs)
-    method.__name__ = name
-    return method
-
-
-for _dunder, _fn in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
-                     ("truediv", "true_divide"), ("floordiv", "floor_divide"), ("pow", "power"),
-                     ("mod", "mod"), ("matmul", "matmul"), ("and", "bitwise_and"),
-                     ("or", "bitwise_or"), ("xor", "bitwise_xor")]:
-    setattr(ndarray, f"__{_dunder}__", _binary(_fn))
-    setattr(ndarray, f"__r{_dunder}__", _binary(_fn, reflected=True))
-    setattr(ndarray, f"__i{_dunder}__", _inplace(_fn))
-
-for _dunder, _fn in [("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
-                     ("ge", "greater_equal"), ("eq", "equal"), ("ne", "not_equal")]:
-    setattr(ndarray, f"__{_dunder}__", _binary(_fn))
-
-ndarray.__neg__ = lambda self: _front().negative(self)
-ndarray.__pos__ = lambda self: self
-ndarray.__abs__ = lambda self: _front().abs(self)
-ndarray.__invert__ = lambda self: _front().invert(self)
-
-for _m in ["reshape", "transpose", "astype", "copy", "flatten", "squeeze", "sum", "mean", "max",
-           "min", "prod", "std", "var", "argmax", "argmin", "cumsum", "clip", "dot", "swapaxes",
-           "repeat", "tile", "sort", "argsort", "round", "all", "any", "expand_dims", "split",
-           "take", "nonzero", "ravel", "broadcast_to", "flip", "topk"]:
-    setattr(ndarray, _m, _forward(_m))
 
 
 def wrap(data: Any) -> ndarray:

@@ -1,3 +1,4 @@
 """Graph compiler: plans (graph → straight-line steps), cached ops, optimisation passes."""
+from . import backends  # noqa: F401  (registers the optimize_for pass pipelines)
 from .cached_op import CachedOp  # noqa: F401
 from .plan import Plan  # noqa: F401

@@ -24,7 +24,9 @@ import numpy as np
 
 from ..ops import _parallel
 from ..symbol.graph import Symbol
+from .passes.simplify import simplify
 from .plan import Plan
+from .typecheck import check_input_dtypes
 
 MAX_SIGNATURES = 32   # beyond it the oldest signature's buffer sets are dropped
 MAX_IDLE_SETS = 64    # per signature: a burst beyond it compiles sets that are not kept
@@ -33,7 +35,6 @@ MAX_IDLE_SETS = 64    # per signature: a burst beyond it compiles sets that are 
 class CachedOp:
     def __init__(self, symbol: Symbol, input_names: list[str] | None = None,
                  flags: dict | None = None):
-        from .passes.simplify import simplify
         self.flags = dict(flags or {})
         self.symbol = symbol
         self.plan = Plan(symbol, input_names)
@@ -59,7 +60,6 @@ class CachedOp:
         return tuple((inputs[i].shape, inputs[i].dtype.num) for i in di)
 
     def _validate(self, sig: tuple, inputs: list[np.ndarray]) -> None:
-        from .typecheck import check_input_dtypes
         check_input_dtypes(self.symbol, {n: x.dtype for n, x in zip(self.input_names, inputs)})
         if len(self._checked) < 4 * MAX_SIGNATURES:
             self._checked.add(sig)
@@ -104,7 +104,8 @@ class CachedOp:
         try:
             return fn(*inputs)
         except Exception:
-            return self.fast.run(inputs)   # re-raises with the failing node named
+            # unplanned run: a genuine failure raises again, now naming the failing node
+            return self.fast.run(inputs)
         finally:
             self._give(sig, fn)
 

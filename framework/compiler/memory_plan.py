@@ -12,17 +12,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# ops whose kernels compute out= in one pass that may alias input 0 (elementwise, same shape)
-_INPLACE_ACT = {"relu", "sigmoid", "tanh", "softrelu", "softsign"}
-_INPLACE_OPS = {"relu", "_npx_relu", "sigmoid", "_npx_sigmoid", "clip"}
-
-
-def _inplace_ok(node) -> bool:
-    if node.opname == "Activation":
-        return node.parsed.act_type in _INPLACE_ACT
-    return node.opname in _INPLACE_OPS
-
-
 @dataclass
 class MemoryPlan:
     buffers: dict[int, np.ndarray] = field(default_factory=dict)   # step index → out buffer
@@ -75,7 +64,8 @@ def plan_memory(steps, n_inputs: int, out_slots: list[int], vals: list) -> Memor
         if eligible:
             plan.naive_bytes += v.nbytes
             src = st.ins[0] if st.ins else None
-            if (src is not None and _inplace_ok(st.node) and root_end.get(root[src], big) == k
+            if (src is not None and st.node.op.is_inplace(st.node.parsed)
+                    and root_end.get(root[src], big) == k
                     and root[src] in owner and owner[root[src]][1].shape == v.shape
                     and owner[root[src]][1].dtype == v.dtype and root[src] not in escaping):
                 flat, buf = owner.pop(root[src])  # hand the dying input's storage to the output

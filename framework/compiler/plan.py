@@ -14,6 +14,8 @@ import numpy as np
 
 from ..base import OperatorError, ShapeError
 from ..symbol.graph import Node, Symbol
+from .memory_plan import MemoryPlan, plan_memory
+from .passes.unknown_dims import resolve, unresolved_nodes
 
 
 @dataclass
@@ -57,7 +59,6 @@ class Plan:
             self.steps.append(Step(n, fn, ins, outs))
         self.n_slots = nslots
         self.out_slots = [slot[(id(n), i)] for n, i in symbol.outputs]
-        from .passes.unknown_dims import unresolved_nodes
         self._unresolved = unresolved_nodes(order)
         self._by_sig: dict[tuple, Callable] = {}
         self._fn = self._generate() if not self._unresolved else self._run_resolving
@@ -86,7 +87,6 @@ class Plan:
         """Kernels of legacy creation ops bound to the shapes these inputs imply."""
         if not self._unresolved:
             return {}
-        from .passes.unknown_dims import resolve
         shapes = {n: tuple(x.shape) for n, x in zip(self.input_names, inputs)}
         attrs = resolve(self.symbol, self._unresolved, shapes)
         return {k: partial(st.node.op.kernel, attrs[id(st.node)])
@@ -106,13 +106,18 @@ class Plan:
     def specialize_run(self, inputs: list[np.ndarray]) -> tuple[Callable, list[np.ndarray]]:
         """`specialize`, plus the outputs of the trial run it plans from (they are the graph's
         outputs for `inputs`: a first call at new shapes need not run the graph twice)."""
-        from .memory_plan import plan_memory
+        fn, outs, _ = self.specialize_plan(inputs)
+        return fn, outs
+
+    def specialize_plan(self, inputs: list[np.ndarray]) -> tuple[Callable, list, MemoryPlan]:
+        """`specialize_run`, plus its memory plan. The plan stays local to this call: the
+        `Plan` is shared by every specialisation, so concurrent ones never see each other's."""
         vals: list = list(inputs) + [None] * (self.n_slots - self.n_inputs)
         kernels = self._resolved_steps(inputs)
         for k, st in enumerate(self.steps):
             self._store(vals, st, kernels.get(k, st.fn)(*[vals[i] for i in st.ins]))
-        self.memory = plan_memory(self.steps, self.n_inputs, self.out_slots, vals)
-        return self._generate(self.memory.buffers, kernels), [vals[s] for s in self.out_slots]
+        memory = plan_memory(self.steps, self.n_inputs, self.out_slots, vals)
+        return self._generate(memory.buffers, kernels), [vals[s] for s in self.out_slots], memory
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         try:

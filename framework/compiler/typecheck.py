@@ -12,18 +12,12 @@ from ..base import OperatorError
 from ..symbol.graph import Symbol
 from ..symbol.infer import infer_dtypes
 
-# op → (data input name, the parameter input whose dtype it must equal)
-_PAIRED = {"FullyConnected": ("data", "weight"), "Convolution": ("data", "weight"),
-           "Deconvolution": ("data", "weight"), "BatchNorm": ("data", "gamma"),
-           "LayerNorm": ("data", "gamma"), "GroupNorm": ("data", "gamma"),
-           "InstanceNorm": ("data", "gamma"), "RNN": ("data", "parameters")}
-
-
 def check_input_dtypes(sym: Symbol, dtypes: dict[str, np.dtype], where: str = "") -> None:
-    """Raise OperatorError naming the node and op whose data and parameter dtypes differ."""
+    """Raise OperatorError naming the node and op whose data and parameter dtypes differ
+    (the inputs each op's `OpDef.dtype_pair` names)."""
     dts = infer_dtypes(sym, dtypes)
     for n in sym.topo():
-        pair = _PAIRED.get(n.opname)
+        pair = None if n.is_var else n.op.dtype_pair
         if pair is None:
             continue
         names = n.op.input_names(n.parsed)

@@ -4,8 +4,8 @@ MXNet's monitor names an op's inputs by the op's registered input-name list (`FL
 and its outputs by the registered output-name list (`FListOutputNames`); an op without such a
 list gets `input<j>` / `<i>` instead. So a FullyConnected node shows `node_0_data`,
 `node_0_weight`, `node_0_output`, while Activation shows `node_1_input0`, `node_1_output` and
-`_npi_add` shows `node_2_lhs`, `node_2_0`. The registry does not record which ops have the lists,
-so the observed (MXNet 2.0.0b1) exceptions are kept here.
+`_npi_add` shows `node_2_lhs`, `node_2_0`. Which ops lack the lists (as observed in MXNet 2.0.0b1)
+is on their registry entry: `OpDef.monitor_indexed_inputs` / `monitor_indexed_outputs`.
 """
 from __future__ import annotations
 
@@ -16,19 +16,6 @@ import numpy as _onp
 from ..ndarray import ndarray
 from ..symbol.graph import Node
 
-# ops whose inputs MXNet's monitor names input0, input1, … (no FListInputNames)
-_UNNAMED_INPUTS = {"Activation", "Flatten", "_npx_relu", "_npx_sigmoid"}
-# ops without FListOutputNames outside the numpy families (numpy ops never have one)
-_INDEXED_OUTPUTS = {"Flatten", "Embedding"}
-
-
-def _unnamed_inputs(op: str) -> bool:
-    return op in _UNNAMED_INPUTS or op.endswith("_scalar")
-
-
-def _indexed_outputs(op: str) -> bool:
-    return op.startswith("_np") or op in _INDEXED_OUTPUTS or op.endswith("_scalar")
-
 
 def hook_names(steps) -> dict[str, str]:
     """Map the names the plan's hooked run reports to MXNet's monitor names."""
@@ -38,10 +25,10 @@ def hook_names(steps) -> dict[str, str]:
         reg = node.op.input_names(node.parsed)
         for j in range(len(st.ins)):
             ours = f"{node.name}_{reg[j] if j < len(reg) else f'input{j}'}"
-            names[ours] = f"{node.name}_input{j}" if _unnamed_inputs(node.opname) else ours
+            names[ours] = f"{node.name}_input{j}" if node.op.monitor_indexed_inputs else ours
         for i in range(node.num_visible()):
             ours = node.output_name(i)
-            names[ours] = f"{node.name}_{i}" if _indexed_outputs(node.opname) else ours
+            names[ours] = f"{node.name}_{i}" if node.op.monitor_indexed_outputs else ours
     return names
 
 

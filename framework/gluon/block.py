@@ -7,8 +7,12 @@ import weakref
 from collections import OrderedDict
 from typing import Any, Callable
 
+from .. import initializer
 from ..base import brief_list
+from ..io.params_file import detect_format, load_params, save_params
+from ..symbol.graph import Symbol, _Symbol
 from .parameter import Parameter
+from .summary import summary
 
 
 class HookHandle:
@@ -47,6 +51,8 @@ def _indent(s: str, n: int = 2) -> str:
 
 class Block:
     """Base class of all neural network layers and models."""
+
+    _summary_row = True          # summary() gives the block a row of its own
 
     def __init__(self):
         self._children: OrderedDict[str, weakref.ref] = OrderedDict()
@@ -141,7 +147,6 @@ class Block:
     # -- initialisation and devices --------------------------------------------------------------
     def initialize(self, init=None, device=None, verbose: bool = False,
                    force_reinit: bool = False, ctx=None) -> None:
-        from .. import initializer
         init = initializer.Uniform() if init is None else initializer.create(init)
         device = _device_kw(device, ctx)
         params = self.collect_params()
@@ -203,7 +208,6 @@ class Block:
     def save_parameters(self, filename: str, deduplicate: bool = False) -> None:
         """npz of structural names; `deduplicate` keeps each shared Parameter once, under its last
         name, in the order of its first appearance (MXNet's double dict inversion)."""
-        from ..io.params_file import save_params
         params = self._collect_params_with_prefix()
         if deduplicate:
             last = {id(p): k for k, p in params.items()}
@@ -213,7 +217,6 @@ class Block:
     def load_parameters(self, filename: str, device=None, allow_missing: bool = False,
                         ignore_extra: bool = False, cast_dtype: bool = False,
                         dtype_source: str = "current", ctx=None) -> None:
-        from ..io.params_file import detect_format, load_params
         loaded = load_params(filename)
         if not loaded:
             return
@@ -274,7 +277,6 @@ class Block:
             child.register_op_hook(callback, monitor_all)
 
     def summary(self, *inputs) -> None:
-        from .summary import summary
         summary(self, *inputs)
 
     def __getstate__(self):
@@ -283,7 +285,6 @@ class Block:
 
 def _check_outputs(out) -> None:
     """Numpy mode: outputs must be numpy arrays or numpy symbols (a legacy Symbol is rejected)."""
-    from ..symbol.graph import Symbol, _Symbol
     if isinstance(out, Symbol) and not isinstance(out, _Symbol):
         raise TypeError("Block's output ndarrays/symbols must be of type `mxnet.numpy.ndarray` or "
                         f"`mxnet.symbol.numpy._Symbol`, while got output type {type(out)}")

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import warnings
 
+from ..io.atomic import write_atomic
+from ..io.params_file import save_params
 from ..symbol.graph import rename_vars
+from ..symbol.json_io import _strip_amp_cast
 
 
 def export(block, path: str | None, epoch: int = 0, remove_amp_cast: bool = True):
@@ -21,7 +24,6 @@ def export(block, path: str | None, epoch: int = 0, remove_amp_cast: bool = True
     sym = rename_vars(block._cached_graph[1],
                       {p.var_name(): last_name[id(p)] for p in collected.values()})
     if remove_amp_cast:
-        from ..symbol.json_io import _strip_amp_cast
         sym = _strip_amp_cast(sym)
     arg_names, aux_names = set(sym.list_arguments()), set(sym.list_auxiliary_states())
     arg_dict = {}
@@ -36,8 +38,6 @@ def export(block, path: str | None, epoch: int = 0, remove_amp_cast: bool = True
             warnings.warn(f'Parameter "{name}" is not found in the graph. ', stacklevel=3)
     if path is None:
         return sym, arg_dict
-    from ..io.atomic import write_atomic
-    from ..io.params_file import save_params
     sym_file = f"{path}-symbol.json"
     write_atomic(sym_file, sym.tojson(remove_amp_cast=False).encode("utf-8"))
     params_file = f"{path}-{epoch:04d}.params"

@@ -11,12 +11,16 @@ import warnings
 from typing import Any
 
 from ..base import DeferredInitializationError
+from ..compiler.backends import get_backend
 from ..compiler.cached_op import CachedOp
 from ..ndarray import ndarray
 from ..symbol import trace as _trace
 from ..symbol.graph import Symbol, _Symbol
-from .block import Block
+from ..symbol.infer import infer_shape, infer_type
+from ..symbol.legacy_export import export_legacy
 from ._op_hook import wrap_callback
+from .block import Block
+from .export import export
 from .nested import flatten, format_matches, regroup
 from .parameter import Parameter, _known
 
@@ -164,7 +168,6 @@ class HybridBlock(Block):
 
     def _infer_attrs(self, attr: str, *args) -> None:
         """Graph-based inference of `shape` or `dtype` for every collected Parameter."""
-        from ..symbol.infer import infer_shape, infer_type
         inputs, out = self._get_graph(*args)
         real = [a for a in flatten(args, "input")[0] if a is not None]
         known = {s.name: getattr(a, attr) for s, a in zip(inputs, real)}
@@ -260,7 +263,6 @@ class HybridBlock(Block):
         """Run the `optimize_for` backend on the graph and the parameter values; parameters the
         backend invents become new Parameters named like their graph variable (exported too).
         The backend also gets the example inputs' shapes (`data_shapes`), to pick kernels."""
-        from ..compiler.backends import get_backend
         used = set(out.list_inputs())
         aux = set(out.list_auxiliary_states())
         values = {n: p.data()._data for n, p in params.items() if n in used}
@@ -364,12 +366,10 @@ class HybridBlock(Block):
             from ..onnx.export import export_block
             return export_block(self, path, epoch, remove_amp_cast)
         if format == "1.x":
-            from ..symbol.legacy_export import export_legacy
             return export_legacy(self, path, epoch, remove_amp_cast,
                                  input_shapes=getattr(self, "_traced_shapes", None))
         if format != "2.x":
             raise ValueError(f"export format must be '2.x', '1.x' or 'onnx', got {format!r}")
-        from .export import export
         return export(self, path, epoch, remove_amp_cast)
 
     def optimize_for(self, x, *args, backend: str | None = None, clear: bool = False,

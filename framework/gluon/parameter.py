@@ -9,8 +9,10 @@ import numpy as _onp
 from .. import initializer as _init
 from ..base import DeferredInitializationError
 from ..device import Device, cpu, current_device
+from ..io.dtypes import dtype_flag
 from ..ndarray import ndarray
 from ..symbol import trace as _trace
+from ..symbol.graph import Node, _Symbol
 
 _GRAD_REQS = ("write", "add", "null")
 _STYPES = ("default", "row_sparse", "csr")
@@ -331,7 +333,6 @@ class Parameter:
 
     def _var_attrs(self) -> dict[str, str]:
         """The hidden attrs MXNet's `Parameter.var()` gives the graph variable (via `symbol.var`)."""
-        from ..io.dtypes import dtype_flag
         attrs = {"__profiler_scope__": _trace.PROFILER_SCOPE}
         if self.shape is not None:
             attrs["__shape__"] = str(tuple(self.shape))
@@ -347,7 +348,6 @@ class Parameter:
     def var(self):
         """The cached graph variable (attrs as of its creation; `cast` drops it)."""
         if self._var is None:
-            from ..symbol.graph import Node, _Symbol
             self._var = _Symbol([(Node("null", self.var_name(), self._var_attrs()), 0)])
         return self._var
 

@@ -20,7 +20,6 @@ def _shapes(args) -> str:
 
 
 def summary(block, *inputs) -> None:
-    from .nn.basic_layers import Sequential, HybridSequential
     summary_rows: OrderedDict[str, dict] = OrderedDict()
     seen: set[int] = set()
     hooks = []
@@ -40,7 +39,7 @@ def summary(block, *inputs) -> None:
         summary_rows[key] = row
 
     def _register(blk):
-        if not isinstance(blk, (Sequential, HybridSequential)):
+        if blk._summary_row:
             hooks.append(blk.register_forward_hook(_hook))
 
     def _check(blk):

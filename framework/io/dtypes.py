@@ -59,6 +59,20 @@ def is_bfloat16(dt: Any) -> bool:
     return dt.name == "bfloat16"  # ml_dtypes registers this name
 
 
+MAX_NDIM = 32      # MXNet's limit on an array's rank (and a sanity bound for readers)
+
+
+def storable_flag(arr: np.ndarray, what: str) -> int:
+    """The dtype flag of an array about to be saved, which MXNet must be able to store."""
+    try:
+        flag = dtype_flag(arr.dtype)
+    except ParamsFormatError as e:
+        raise ParamsFormatError(f"{what}: {e}") from None
+    if arr.ndim > MAX_NDIM:
+        raise ParamsFormatError(f"{what}: ndim {arr.ndim} exceeds {MAX_NDIM}")
+    return flag
+
+
 def dtype_flag(np_dtype: Any) -> int:
     """MXNet flag of a numpy dtype (or dtype-like, or MXNet name such as 'float32').
 

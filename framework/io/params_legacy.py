@@ -2,8 +2,8 @@
 
 Layout (all little-endian): u64 magic 0x112, u64 reserved 0, u64 N, N array
 records, u64 K (0 or N), K names (u64 length + UTF-8 bytes).  Records come in
-four variants chosen by their first u32 (v0, V1, V2, V3); see
-docs/MXNET_FORMATS.md section 3.
+four variants chosen by their first u32 (v0, V1, V2, V3), as MXNet's
+`NDArray::Load` (src/ndarray/ndarray.cc) reads them.
 
 Reader policy (the input may be hostile):
 
@@ -27,14 +27,13 @@ from typing import Any, Union
 
 import numpy as np
 
-from .dtypes import FLAG_TO_DTYPE, FLAG_TO_NAME, dtype_flag
+from .dtypes import FLAG_TO_DTYPE, FLAG_TO_NAME, MAX_NDIM, storable_flag
 from .errors import ParamsFormatError
 
 LIST_MAGIC = 0x112
 V1_MAGIC = 0xF993FAC8
 V2_MAGIC = 0xF993FAC9
 V3_MAGIC = 0xF993FACA
-MAX_NDIM = 32
 _STYPES = {0: "default", 1: "row_sparse", 2: "csr"}
 _MIN_RECORD = 12  # smallest record: V2 magic + stype + ndim 0 ("none")
 _NOT_IN_1X = (8, 9, 10, 11)  # int16/uint16/uint32/uint64: checked, MXNet 1.9.1 rejects them
@@ -258,12 +257,7 @@ def _as_numpy(value: Any, what: str) -> np.ndarray:
 
 
 def _pack_record(arr: np.ndarray, version: int, what: str) -> bytes:
-    try:
-        flag = dtype_flag(arr.dtype)
-    except ParamsFormatError as e:
-        raise ParamsFormatError(f"{what}: {e}") from None
-    if arr.ndim > MAX_NDIM:
-        raise ParamsFormatError(f"{what}: ndim {arr.ndim} exceeds {MAX_NDIM}")
+    flag = storable_flag(arr, what)
     if version == 2 and arr.ndim == 0:
         raise ParamsFormatError(
             f"{what}: a 0-d array cannot be stored in a V2 record (ndim 0 means 'none'); "

@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import BFLOAT16, FLAG_TO_DTYPE, dtype_flag
+from .dtypes import BFLOAT16, FLAG_TO_DTYPE, MAX_NDIM, dtype_flag, storable_flag
 from .errors import ParamsFormatError
-from .params_legacy import MAX_NDIM, _as_numpy
+from .params_legacy import _as_numpy
 
 NPY_MAGIC = b"\x93NUMPY"
 DEFAULT_MAX_BYTES = 4 << 30  # 4 GiB of uncompressed payload per file
@@ -289,12 +289,7 @@ def read_npz(data: bytes | bytearray | memoryview, source: str = "<bytes>",
 def npy_bytes(value: Any, what: str = "array") -> bytes:
     """One array as npy v1.0 bytes, formatted like MXNet/numpy (header padded to 64)."""
     arr = _as_numpy(value, what)
-    try:
-        flag = dtype_flag(arr.dtype)
-    except ParamsFormatError as e:
-        raise ParamsFormatError(f"{what}: {e}") from None
-    if arr.ndim > MAX_NDIM:
-        raise ParamsFormatError(f"{what}: ndim {arr.ndim} exceeds {MAX_NDIM}")
+    flag = storable_flag(arr, what)
     shape = tuple(int(d) for d in arr.shape)
     text = f"{{'descr': {_DESCR[flag]}, 'fortran_order': False, 'shape': {shape!r}, }}"
     pad = -(10 + len(text) + 1) % 64

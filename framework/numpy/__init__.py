@@ -1,6 +1,6 @@
 """`framework.np`: MXNet's `mxnet.numpy` front-end on NumPy.
 
-Every computing function goes through the operator registry (`framework.ops.invoke.invoke`), so
+Every computing function goes through the operator registry (`framework.dispatch.invoke`), so
 the same call runs imperatively and is recorded, with MXNet 2.x's op names and attributes, while
 a HybridBlock is traced. Creating arrays from Python data (`np.array([...])`) is not an op.
 """
@@ -10,11 +10,13 @@ import numpy as _onp
 
 from ..ndarray import ndarray
 from . import linalg, random  # noqa: F401
+from ._base import as_nd
 from ._creation import *  # noqa: F401,F403
 from ._creation import __all__ as _c_all
 from ._index import _getitem, _inplace, _setitem  # noqa: F401
 from ._math import *  # noqa: F401,F403
 from ._math import __all__ as _m_all
+from ._methods import bind as _bind_methods
 from ._products import *  # noqa: F401,F403
 from ._products import __all__ as _p_all
 from ._reduce import *  # noqa: F401,F403
@@ -82,26 +84,25 @@ def isscalar(x):
 
 
 def array_equal(a1, a2, equal_nan=False):
-    from ._base import as_nd
     return _onp.array_equal(as_nd(a1)._data, as_nd(a2)._data, equal_nan=equal_nan)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    from ._base import as_nd
     return _onp.allclose(as_nd(a)._data, as_nd(b)._data, rtol=rtol, atol=atol,
                          equal_nan=equal_nan)
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    from ._base import as_nd
     return ndarray(_onp.isclose(as_nd(a)._data, as_nd(b)._data, rtol=rtol, atol=atol,
                                 equal_nan=equal_nan))
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
     """Imperative only (data-dependent shape)."""
-    from ._base import as_nd
     res = _onp.unique(as_nd(ar)._data, return_index, return_inverse, return_counts, axis)
     if isinstance(res, tuple):
         return tuple(ndarray(_onp.asarray(r)) for r in res)
     return ndarray(res)
+
+
+_bind_methods(globals())     # ndarray's operators call the functions defined above

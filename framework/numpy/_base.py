@@ -5,8 +5,8 @@ import numbers
 
 import numpy as _onp
 
+from ..dispatch import invoke
 from ..ndarray import ndarray
-from ..ops.invoke import invoke
 from ..symbol import trace as _trace
 
 __all__ = ["ndarray", "invoke", "as_nd", "is_scalar", "is_int_scalar", "tracing", "dtype_of",

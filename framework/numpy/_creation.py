@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as _onp
 
 from ._base import as_nd, default_float, dtype_of, invoke, ndarray, shape_tuple
+from ._shape import broadcast_to
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
            "full_like", "empty_like", "arange", "linspace", "eye", "identity", "copy",
@@ -73,7 +74,6 @@ def empty(shape, dtype=None, order="C", device=None, ctx=None):
 
 def full(shape, fill_value, dtype=None, order="C", device=None, ctx=None, out=None):
     if isinstance(fill_value, ndarray) and fill_value.ndim > 0:
-        from ._shape import broadcast_to
         r = broadcast_to(fill_value.astype(dtype) if dtype else fill_value, shape_tuple(shape))
         return r.copy()
     if dtype is None:   # MXNet 2.x: the fill value's type decides (int → int64)

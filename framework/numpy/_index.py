@@ -15,6 +15,7 @@ import numpy as _onp
 
 from ..base import MXNetError
 from ._base import as_nd, invoke, ndarray, tracing
+from ._shape import stack
 
 __all__: list[str] = []
 
@@ -85,30 +86,51 @@ def _traced_getitem(x, key):
                          "HybridBlock.")
     if not _is_basic(key):
         if all(isinstance(k, ndarray) for k in key):
-            from ._shape import stack
             idx = stack(list(key))
             return invoke("gather_nd", [x, idx])
         raise MXNetError("The type of indexing used is not supported in HybridBlock.")
-    # expand Ellipsis, note None positions
+    return _traced_basic(x, key)
+
+
+def _traced_basic(x, key: tuple):
+    """A tuple of ints, slices, `None` and one `...`: one slice, one reshape, new axes."""
+    shape = x.shape
+    expanded = _expand_ellipsis(key, len(shape))
+    real = [k for k in expanded if k is not None]
+    out = x
+    if real:
+        begin, end, step, newshape = _slice_spec(real, shape)
+        out = invoke("slice", [x], {"begin": begin, "end": end, "step": step})
+        out = invoke("_npx_reshape", [out], {"newshape": newshape + (-4,),
+                                             "reverse": False, "order": "C"})
+    # None → new axes; positions count in the output without the dropped integer axes
+    pos = 0
+    for k in expanded:
+        if k is None:
+            out = invoke("expand_dims", [out], {"axis": pos})
+        if not _is_int(k):
+            pos += 1
+    return out
+
+
+def _expand_ellipsis(key: tuple, ndim: int) -> list:
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    if n_real > len(shape):
-        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, but "
+    if n_real > ndim:
+        raise IndexError(f"too many indices for array: array is {ndim}-dimensional, but "
                          f"{n_real} were indexed")
     expanded = []
     for k in key:
         if k is Ellipsis:
-            expanded.extend([slice(None)] * (len(shape) - n_real))
+            expanded.extend([slice(None)] * (ndim - n_real))
         else:
             expanded.append(k)
-    none_pos = []
-    real = []
-    for k in expanded:
-        if k is None:
-            none_pos.append(len(real) + len(none_pos))
-        else:
-            real.append(k)
+    return expanded
+
+
+def _slice_spec(real: list, shape: tuple) -> tuple:
+    """`slice` begin/end/step and the `_npx_reshape` codes (-2 keep, -3 drop an int's axis)."""
     begin, end, step, newshape = [], [], [], []
     for ax, k in enumerate(real):
         if isinstance(k, slice):
@@ -118,40 +140,15 @@ def _traced_getitem(x, key):
             end.append(k.stop)
             step.append(k.step)
             newshape.append(-2)
-        else:
-            k = int(k)
-            if not -shape[ax] <= k < shape[ax]:
-                raise IndexError(f"index {k} is out of bounds for axis {ax} with size {shape[ax]}")
-            if k >= 0:
-                begin.append(k)
-                end.append(k + 1)
-                step.append(1)
-            else:
-                begin.append(k)
-                end.append(k - 1)
-                step.append(-1)
-            newshape.append(-3)
-    out = x
-    if real:
-        out = invoke("slice", [x], {"begin": tuple(begin), "end": tuple(end), "step": tuple(step)})
-        out = invoke("_npx_reshape", [out], {"newshape": tuple(newshape) + (-4,),
-                                             "reverse": False, "order": "C"})
-    # None → new axes; positions count in the output without the dropped integer axes
-    if none_pos:
-        dropped = 0
-        kept_positions = []
-        pos = 0
-        for k in expanded:
-            if k is None:
-                kept_positions.append(pos)
-                pos += 1
-            elif _is_int(k):
-                dropped += 1
-            else:
-                pos += 1
-        for p in kept_positions:
-            out = invoke("expand_dims", [out], {"axis": p})
-    return out
+            continue
+        k = int(k)
+        if not -shape[ax] <= k < shape[ax]:
+            raise IndexError(f"index {k} is out of bounds for axis {ax} with size {shape[ax]}")
+        begin.append(k)
+        end.append(k + 1 if k >= 0 else k - 1)
+        step.append(1 if k >= 0 else -1)
+        newshape.append(-3)
+    return tuple(begin), tuple(end), tuple(step), tuple(newshape)
 
 
 def _setitem(x, key, value):
@@ -175,9 +172,9 @@ _FAST = {"add": _onp.add, "subtract": _onp.subtract, "multiply": _onp.multiply,
          "true_divide": _onp.true_divide}
 
 
-def _inplace(fn_name, x, other):
-    """`x += y` & co.: outside a trace write into x's buffer and return x; inside, out-of-place."""
-    from .. import numpy as front
+def _inplace(fn_name, fn, x, other):
+    """`x += y` & co. (`fn`: the out-of-place `np.<fn_name>`): outside a trace write into x's
+    buffer and return x; inside, out-of-place."""
     d = x._data
     if not tracing() and fn_name in _FAST and d.dtype.kind == "f" and d.flags.writeable:
         o = other._data if isinstance(other, ndarray) else other
@@ -185,7 +182,7 @@ def _inplace(fn_name, x, other):
                 (isinstance(o, (int, float)) and not isinstance(o, bool)):
             _FAST[fn_name](d, o, out=d)
             return x
-    res = getattr(front, fn_name)(x, other)
+    res = fn(x, other)
     if res is NotImplemented:
         return NotImplemented
     if tracing():

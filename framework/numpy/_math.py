@@ -7,6 +7,7 @@ import numbers
 import numpy as _onp
 
 from ._base import as_nd, invoke, is_int_scalar, is_scalar, ndarray
+from ._shape import nonzero
 
 __all__: list[str] = []
 
@@ -193,7 +194,6 @@ def where(condition, x=None, y=None):
     """Choose from x where condition is true, else y (ops `_npi_where`, `_npi_where_lscalar`,
     `_npi_where_rscalar`, `_npi_where_scalar2`). With one argument: `nonzero(condition)`."""
     if x is None and y is None:
-        from ._shape import nonzero
         return nonzero(condition)
     c = as_nd(condition)
     if is_scalar(x) and is_scalar(y):

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import numpy as _onp
 
+from ..ndarray import ndarray
 from ._base import as_nd, invoke, is_scalar
+from ._math import multiply
+from ._shape import ravel
 
 __all__ = ["dot", "matmul", "tensordot", "einsum", "inner", "outer", "vdot", "kron"]
 
@@ -11,7 +14,6 @@ __all__ = ["dot", "matmul", "tensordot", "einsum", "inner", "outer", "vdot", "kr
 def dot(a, b, out=None):
     """NumPy dot (op `_npi_dot`)."""
     if is_scalar(a) or is_scalar(b):
-        from ._math import multiply
         return multiply(a, b, out=out)
     res = invoke("_npi_dot", [as_nd(a), as_nd(b)])
     if out is not None:
@@ -49,22 +51,18 @@ def einsum(*operands, **kwargs):
 def inner(a, b):
     a, b = as_nd(a), as_nd(b)
     if a.ndim == 0 or b.ndim == 0:
-        from ._math import multiply
         return multiply(a, b)
     return invoke("_npi_tensordot", [a, b], {"a_axes_summed": (a.ndim - 1,),
                                              "b_axes_summed": (b.ndim - 1,)})
 
 
 def outer(a, b):
-    from ._shape import ravel
     return invoke("_npi_tensordot_int_axes", [ravel(a), ravel(b)], {"axes": 0})
 
 
 def vdot(a, b):
-    from ._shape import ravel
     return dot(ravel(a), ravel(b))
 
 
 def kron(a, b):
-    from ..ndarray import ndarray
     return ndarray(_onp.kron(as_nd(a)._data, as_nd(b)._data))

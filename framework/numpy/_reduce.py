@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as _onp
 
 from ._base import as_nd, axis_tuple, default_float, dtype_of, invoke
+from ._math import isnan, multiply, not_equal, true_divide, where
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "std", "var", "argmax", "argmin",
            "cumsum", "all", "any", "nansum", "average", "count_nonzero"]
@@ -93,7 +94,6 @@ def any(a, axis=None, out=None, keepdims=False):  # noqa: A001
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
     a = as_nd(a)
-    from ._math import isnan, where
     return sum(where(isnan(a), 0, a), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
 
@@ -103,7 +103,6 @@ def average(a, axis=None, weights=None, returned=False, out=None):
         avg = mean(a, axis=axis)
         cnt = a.size / (avg.size or 1)
         return (avg, cnt) if returned else avg
-    from ._math import multiply, true_divide
     w = as_nd(weights)
     if w.shape != a.shape and axis is not None:
         shape = [1] * a.ndim
@@ -117,7 +116,6 @@ def average(a, axis=None, weights=None, returned=False, out=None):
 
 def count_nonzero(a, axis=None):
     a = as_nd(a)
-    from ._math import not_equal
     return sum(not_equal(a, 0).astype(_onp.int64), axis=axis)
 
 

@@ -1,7 +1,10 @@
 """`framework.np.linalg`: norm (op `_npi_norm` with MXNet's flag convention) and friends."""
 from __future__ import annotations
 
+from ..ndarray import ndarray
 from ._base import as_nd, axis_tuple, invoke
+from ._math import absolute
+from ._reduce import max as _max, min as _min, sum as _sum
 
 __all__ = ["norm", "inv", "det", "slogdet", "solve", "cholesky", "svd", "eigh", "eigvalsh",
            "pinv", "matrix_rank"]
@@ -15,8 +18,6 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if ax is None and ord is None:
         return invoke("_npi_norm", [x], {"ord": 2, "axis": None, "keepdims": keepdims, "flag": -2})
     if ax is not None and len(ax) == 2:
-        from ._math import absolute
-        from ._reduce import max as _max, min as _min, sum as _sum
         r, c = ax
         if ord in ("inf", "-inf", float("inf"), float("-inf")):
             if not keepdims and r > c:
@@ -35,8 +36,6 @@ def norm(x, ord=None, axis=None, keepdims=False):
             return invoke("_npi_norm", [x], {"ord": 2, "axis": ax, "keepdims": keepdims,
                                              "flag": 1})
     if ord in ("inf", float("inf")) or ord in ("-inf", float("-inf")):
-        from ._math import absolute
-        from ._reduce import max as _max, min as _min
         f = _max if ord in ("inf", float("inf")) else _min
         return f(absolute(x), axis=ax, keepdims=keepdims)
     if ord is None:
@@ -87,6 +86,5 @@ def pinv(a, rcond=1e-15, hermitian=False):
 
 def matrix_rank(M, tol=None, hermitian=False):
     import numpy as _onp
-    from ..ndarray import ndarray
     return ndarray(_onp.asarray(_onp.linalg.matrix_rank(as_nd(M)._data, tol=tol,
                                                         hermitian=hermitian)))

@@ -7,8 +7,10 @@ Any other registered operator is reachable as `npx.<name>` when the registry kno
 from __future__ import annotations
 
 from ..device import Device, cpu, cpu_pinned, current_device, gpu, num_gpus  # noqa: F401
+from ..ops.registry import has_op
 from ._op import *  # noqa: F401,F403
 from ._op import __all__ as _op_all
+from ._op import _call
 from ._state import (is_np_array, is_np_default_dtype, is_np_shape, reset_np,  # noqa: F401
                      set_np, set_np_default_dtype, set_np_shape, use_np, use_np_array,
                      use_np_default_dtype, use_np_shape)
@@ -25,8 +27,6 @@ def __getattr__(name: str):
     """`npx.foo(*inputs, **attrs)` for any registered `_npx_foo` (or `foo`) operator."""
     if name.startswith("__"):
         raise AttributeError(name)
-    from ..ops.registry import has_op
-    from ._op import _call
     for opname in (f"_npx_{name}", name):
         if has_op(opname):
             def fn(*inputs, _op=opname, **attrs):

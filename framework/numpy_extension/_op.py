@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as _onp
 
+from ..dispatch import invoke
 from ..ndarray import ndarray
-from ..ops.invoke import invoke
+from ..symbol.graph import Symbol
 
 __all__ = ["softmax", "log_softmax", "masked_softmax", "masked_log_softmax", "activation",
            "relu", "sigmoid", "softsign", "leaky_relu", "fully_connected", "convolution",
@@ -32,7 +33,6 @@ def _in(x):
     if x is None or isinstance(x, (ndarray, _onp.ndarray)):
         return x
     try:
-        from ..symbol.graph import Symbol
         if isinstance(x, Symbol):
             return x
     except ImportError:  # pragma: no cover

@@ -5,6 +5,8 @@ import os
 
 import numpy as _onp
 
+from ..io.atomic import write_atomic
+from ..io.params_file import load_params, save_params
 from ..ndarray import ndarray
 
 
@@ -27,13 +29,11 @@ def _save_npy(path: str, data: _onp.ndarray) -> None:
     import io
     buf = io.BytesIO()
     _onp.lib.format.write_array(buf, _onp.ascontiguousarray(data), allow_pickle=False)
-    from ..io.atomic import write_atomic
     write_atomic(path, buf.getvalue())
 
 
 def savez(file, *args, **kwds) -> None:
     """Save several arrays into an uncompressed `.npz` (positional ones as `arr_0`, `arr_1`…)."""
-    from ..io.params_file import save_params
     arrays = {}
     for i, arg in enumerate(args):
         name = f"arr_{i}"
@@ -49,7 +49,6 @@ def savez(file, *args, **kwds) -> None:
 
 def load(file):
     """Load `.npy` (one array), `.npz` (dict) or a legacy MXNet file (list or dict)."""
-    from ..io.params_file import load_params
     res = load_params(os.fspath(file))
     if isinstance(res, dict):
         return {k: None if v is None else ndarray(v) for k, v in res.items()}

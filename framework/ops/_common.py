@@ -72,19 +72,3 @@ def bshape(op: str, *shapes) -> tuple:
 
 def same_shape(a, s):
     return [tuple(s[0])]
-
-
-def first_dtype(a, d):
-    return [d[0]]
-
-
-def f32_type(a, d):
-    return [F32]
-
-
-def i64_type(a, d):
-    return [I64]
-
-
-def bool_type(a, d):
-    return [BOOL]

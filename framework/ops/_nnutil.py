@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import OperatorError
-from .attrs import Attr, _is_none, parse_float, parse_tuple
+from ..base import OperatorError, ShapeError
+from .attrs import Attr, _is_none, parse_bool, parse_float, parse_int, parse_tuple
 
 
 class CFloat(float):
@@ -44,7 +44,6 @@ def OptShape(default=None) -> Attr:
 def _opt_bool(v):
     if _is_none(v):
         return None
-    from .attrs import parse_bool
     return parse_bool(v)
 
 
@@ -55,7 +54,6 @@ def OptBool(default=None) -> Attr:
 def _opt_int(v):
     if _is_none(v):
         return None
-    from .attrs import parse_int
     return parse_int(v)
 
 
@@ -104,15 +102,9 @@ def prod(shape) -> int:
     return p
 
 
-def as_float(x: np.ndarray) -> np.ndarray:
-    """Integer inputs of float ops compute in float32 (MXNet keeps dtype; ints are rare here)."""
-    return x if x.dtype.kind in "fc" else x.astype(np.float32)
-
-
 def check_param_shapes(opname: str, given: list, expected: list) -> None:
     """MXNet's SHAPE_ASSIGN_CHECK for weights/biases/states: a known input shape must equal the
     one the op derives from the data shape (shape inference relies on this to reject guesses)."""
-    from ..base import ShapeError
     names = ("data", "weight", "bias")
     for i, (g, e) in enumerate(zip(given, expected)):
         if i == 0 or g is None or e is None:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError
+from . import _epilogue
+from . import legacy_forms
 from ._nnutil import CF
+from ._special import erf
 from .attrs import Str
 from .registry import register
 
@@ -64,6 +67,7 @@ def mish(x, out=None):
     return np.multiply(x, np.tanh(softrelu(x)), out=out)
 
 
+_INPLACE_ACTS = ("relu", "sigmoid", "tanh", "softrelu", "softsign")   # one-pass out= kernels
 _ACT = {"relu": relu, "sigmoid": sigmoid, "tanh": tanh, "softrelu": softrelu,
         "softsign": softsign, "log_sigmoid": log_sigmoid, "mish": mish}
 
@@ -74,44 +78,50 @@ def _act_type(a, d):
 
 @register("Activation", "_npx_activation",
           attrs={"act_type": Str(choices=tuple(_ACT))}, infer_shape=_same, strict=True,
-          out=True, flops=_ew_flops)
+          out=True, flops=_ew_flops, elementwise=True, epilogue=_epilogue.activation,
+          inplace=lambda a: a.act_type in _INPLACE_ACTS, monitor_indexed_inputs=True)
 def activation(a, x, out=None):
     """Activation(act_type): relu, sigmoid, tanh, softrelu, softsign, log_sigmoid, mish."""
     return _ACT[a.act_type](x, out=out)
 
 
-@register("_npx_relu", "relu", infer_shape=_same, out=True, flops=_ew_flops)
+@register("_npx_relu", "relu", infer_shape=_same, out=True, flops=_ew_flops, elementwise=True,
+          inplace=True, epilogue=_epilogue.relu, monitor_indexed_inputs=True,
+          profiler_scope=True)
 def relu_op(a, x, out=None):
     """max(x, 0) (NaN kept)."""
     return relu(x, out=out)
 
 
-@register("_npx_sigmoid", "sigmoid", infer_shape=_same, out=True, flops=_ew_flops)
+@register("_npx_sigmoid", "sigmoid", infer_shape=_same, out=True, flops=_ew_flops,
+          elementwise=True, inplace=True, epilogue=_epilogue.sigmoid,
+          monitor_indexed_inputs=True, profiler_scope=True)
 def sigmoid_op(a, x, out=None):
     """1 / (1 + exp(-x))."""
     return sigmoid(x, out=out)
 
 
-@register("softsign", "_npx_softsign", infer_shape=_same, out=True, flops=_ew_flops)
+@register("softsign", "_npx_softsign", infer_shape=_same, out=True, flops=_ew_flops,
+          elementwise=True)
 def softsign_op(a, x, out=None):
     """x / (1 + |x|)."""
     return softsign(x, out=out)
 
 
-@register("log_sigmoid", infer_shape=_same, out=True, flops=_ew_flops)
+@register("log_sigmoid", infer_shape=_same, out=True, flops=_ew_flops, elementwise=True)
 def log_sigmoid_op(a, x, out=None):
     """log(sigmoid(x))."""
     return log_sigmoid(x, out=out)
 
 
-@register("mish", infer_shape=_same, out=True, flops=_ew_flops)
+@register("mish", infer_shape=_same, out=True, flops=_ew_flops, elementwise=True)
 def mish_op(a, x, out=None):
     """x * tanh(softrelu(x))."""
     return mish(x, out=out)
 
 
 @register("hard_sigmoid", attrs={"alpha": CF(0.2), "beta": CF(0.5)}, infer_shape=_same,
-          strict=True, out=True, flops=_ew_flops)
+          strict=True, out=True, flops=_ew_flops, elementwise=True)
 def hard_sigmoid(a, x, out=None):
     """max(0, min(1, alpha * x + beta))."""
     y = np.multiply(x, x.dtype.type(a.alpha), out=out)
@@ -149,7 +159,6 @@ def _xelu(x, slope):
 
 
 def gelu_erf(x):
-    from ._special import erf
     h = x.dtype.type(0.5) * x
     return h * (1 + erf(x / _SQRT2).astype(x.dtype, copy=False))
 
@@ -200,7 +209,8 @@ def _leaky(a, x, gamma=None):
                  "lower_bound": CF(0.125), "upper_bound": CF(0.334)},
           inputs=_lr_inputs, num_outputs=_lr_nout, output_names=("output", "mask"),
           infer_shape=_lr_shape,
-          infer_param_shapes=_lr_param_shapes, strict=True, flops=_ew_flops)
+          infer_param_shapes=_lr_param_shapes, strict=True, flops=_ew_flops,
+          elementwise=lambda a: a.act_type != "prelu", legacy=legacy_forms.leaky_relu)
 def leaky_relu(a, x, gamma=None):
     """LeakyReLU: leaky / prelu (gamma input) / elu / selu / gelu (erf) / rrelu (inference:
     slope = (lower_bound + upper_bound) / 2; returns (output, mask), both visible as in MXNet)."""

@@ -155,10 +155,6 @@ def Shape(default=_REQUIRED, **kw) -> Attr:
     return Attr(parse_tuple, default, **kw)
 
 
-def FloatTuple(default=_REQUIRED, **kw) -> Attr:
-    return Attr(lambda v: parse_tuple(v, parse_float), default, **kw)
-
-
 def Str(default=_REQUIRED, choices=None, **kw) -> Attr:
     return Attr(lambda v: str(v).strip() if isinstance(v, str) else str(v), default, choices, **kw)
 
@@ -189,10 +185,6 @@ def _int_or_tuple(v: Any):
 def IntOrTuple(default=_REQUIRED, **kw) -> Attr:
     """An axis that may be one int or a tuple (reductions); `None` allowed."""
     return Attr(_int_or_tuple, default, optional=True, **kw)
-
-
-def Any_(default=None) -> Attr:
-    return Attr(lambda v: v, default, optional=True)
 
 
 def parse_attrs(opname: str, schema: dict[str, Attr], raw: dict[str, Any], strict: bool,

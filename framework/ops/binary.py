@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .attrs import Bool, Int
-from .registry import register
 from ._common import (BOOL, F32, F64, I64, ScalarAttr, bshape, is_float, result_dtype,
                       same_shape)
+from .attrs import Bool, Int
+from .registry import register
 
 
 def _ret(r):
@@ -103,8 +103,9 @@ def _arith_kernel(fn, div=False, cast_int_float=False):
 
 # canonical name, aliases, fn, integer→float
 _ARITH = [
-    ("_npi_add", ("broadcast_add", "broadcast_plus", "elemwise_add", "_add", "_plus", "_Plus",
-                  "_grad_add"), np.add, False),
+    ("_npi_add", ("broadcast_add", "broadcast_plus", "_grad_add"), np.add, False),
+    # MXNet 1.x's elemwise_add is its own operator: its operands always have one shape
+    ("elemwise_add", ("_add", "_plus", "_Plus"), np.add, False),
     ("_npi_subtract", ("broadcast_sub", "broadcast_minus", "elemwise_sub", "_sub", "_minus",
                        "_Minus"), np.subtract, False),
     ("_npi_multiply", ("broadcast_mul", "elemwise_mul", "_mul", "_Mul"), np.multiply, False),
@@ -134,10 +135,13 @@ _ARITH = [
 for _name, _aliases, _fn, _tofloat in _ARITH:
     register(_name, *_aliases, inputs=("lhs", "rhs"), infer_shape=_bin_shape,
              infer_type=_div_type if _tofloat else _arith_type,
-             out=True)(_arith_kernel(_fn, cast_int_float=_tofloat))
+             out=True, elementwise=True, adds=_fn is np.add,
+             same_shape_operands=_name == "elemwise_add",
+             )(_arith_kernel(_fn, cast_int_float=_tofloat))
 
 register("_npi_true_divide", inputs=("lhs", "rhs"), infer_shape=_bin_shape,
-         infer_type=_div_type, out=True)(_arith_kernel(np.divide, div=True))
+         infer_type=_div_type, out=True, elementwise=True,
+         legacy="broadcast_div")(_arith_kernel(np.divide, div=True))
 
 
 def _legacy_div(x, y):
@@ -149,7 +153,8 @@ def _legacy_div(x, y):
 
 
 register("broadcast_div", "elemwise_div", "_div", "_Div", inputs=("lhs", "rhs"),
-         infer_shape=_bin_shape, infer_type=_arith_type, out=True)(_arith_kernel(_legacy_div))
+         infer_shape=_bin_shape, infer_type=_arith_type, out=True,
+         elementwise=True)(_arith_kernel(_legacy_div))
 
 
 # -- comparisons and logical ops -------------------------------------------------------------
@@ -185,9 +190,9 @@ def _cmp_kernel(fn, legacy):
 
 for _base, _fn, _legacy in _CMP:
     register(f"_npi_{_base}", inputs=("lhs", "rhs"), infer_shape=_bin_shape,
-             infer_type=_bool_type)(_cmp_kernel(_fn, False))
+             infer_type=_bool_type, elementwise=True, legacy=_legacy[0])(_cmp_kernel(_fn, False))
     register(_legacy[0], *_legacy[1:], inputs=("lhs", "rhs"), infer_shape=_bin_shape,
-             infer_type=_legacy_cmp_type)(_cmp_kernel(_fn, True))
+             infer_type=_legacy_cmp_type, elementwise=True)(_cmp_kernel(_fn, True))
 
 
 # -- tensor ∘ scalar --------------------------------------------------------------------------
@@ -235,6 +240,9 @@ def _scalar_type(div=False):
     return infer
 
 
+# 2.x-only names and the 1.x operator (same computation on float data) the 1.x writer uses
+_LEGACY_SCALAR = {"_npi_true_divide_scalar": "_div_scalar",
+                  "_npi_rtrue_divide_scalar": "_rdiv_scalar"}
 # canonical, aliases, fn, reflected, int→float
 _SCALAR = [
     ("_npi_add_scalar", ("_plus_scalar", "_PlusScalar"), np.add, False, False),
@@ -278,7 +286,8 @@ _SCALAR = [
 for _name, _aliases, _fn, _refl, _div in _SCALAR:
     register(_name, *_aliases, attrs=dict(_SCALAR_ATTRS), infer_shape=same_shape,
              infer_type=_scalar_type(_div or _name in ("_hypot_scalar",)),
-             out=True)(_scalar_kernel(_fn, _refl, _div))
+             out=True, elementwise=True,
+             legacy=_LEGACY_SCALAR.get(_name))(_scalar_kernel(_fn, _refl, _div))
 
 
 def _cmp_scalar_kernel(fn, legacy):
@@ -297,12 +306,12 @@ def _keep_type(a, d):
 
 
 for _base, _fn, _legacy in _CMP:
-    register(f"_npi_{_base}_scalar", attrs=dict(_SCALAR_ATTRS), infer_shape=same_shape,
-             infer_type=_bool_type)(_cmp_scalar_kernel(_fn, False))
     _lname = _legacy[1] + "_scalar"
+    register(f"_npi_{_base}_scalar", attrs=dict(_SCALAR_ATTRS), infer_shape=same_shape,
+             infer_type=_bool_type, elementwise=True, legacy=_lname)(_cmp_scalar_kernel(_fn, False))
     _camel = "_" + _legacy[2][1:].replace("_", "") + "Scalar"
     register(_lname, _camel, attrs=dict(_SCALAR_ATTRS), infer_shape=same_shape,
-             infer_type=_keep_type)(_cmp_scalar_kernel(_fn, True))
+             infer_type=_keep_type, elementwise=True)(_cmp_scalar_kernel(_fn, True))
 
 
 # -- n-ary --------------------------------------------------------------------------------------

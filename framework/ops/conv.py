@@ -11,9 +11,11 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..base import ShapeError
+from . import _parallel
 from ._nnutil import (OptStr, channel_last, check_param_shapes, prod, spatial, to_channel_first,
                       to_channel_last)
 from .attrs import Bool, Int, Shape
+from .nhwc import part_taps, scratch
 from .registry import register
 
 LAYOUTS = ("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
@@ -124,8 +126,6 @@ def _conv2d_nchw(x, w, b, k, stride, pad, dilate, osp, out):
     zero-bordered scratch (no padded copy of the input: each tap copies its valid range only),
     then out[n] (F, P) = W (F, K) · cols (K, P), split over blocks of filters on the intra-op
     threads, bias added per block while it is cache-warm."""
-    from . import _parallel
-    from .nhwc import part_taps, scratch
     N, C, H, W = x.shape
     F = w.shape[0]
     P = osp[0] * osp[1]
@@ -217,7 +217,9 @@ def _conv_flops(a, ins, outs):
 
 @register("Convolution", "_npx_convolution", attrs=CONV_ATTRS,
           inputs=_conv_inputs, infer_shape=_conv_shape, infer_param_shapes=_conv_param_shapes,
-          strict=True, out=True, flops=_conv_flops)
+          strict=True, out=True, flops=_conv_flops, dtype_pair=("data", "weight"),
+          data_shape=lambda a, w: ((-1, w[1] * a.num_group) + (-1,) * (len(w) - 2), 0)
+          if len(w) >= 3 and a.layout in (None, "NCW", "NCHW", "NCDHW") else None)
 def convolution(a, x, w, b=None, out=None):
     """N-D convolution (cross-correlation) with stride, pad, dilate, groups and bias."""
     nd = _nd(a)

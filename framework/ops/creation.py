@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
+from . import legacy_forms
+from ._common import F32, norm_axis, same_shape
 from .attrs import Bool, DType, Float, Int, Shape, Str
 from .registry import register
-from ._common import F32, norm_axis, same_shape
 
 
 def _dt(a):
@@ -25,29 +26,37 @@ def _init_shape(a, s):
 _INIT = {"shape": Shape(()), "ctx": Str(""), "dtype": DType(F32)}
 
 
-@register("_npi_zeros", "_zeros", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
-          infer_type=_const_type, strict=True)
+@register("_npi_zeros", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
+          infer_type=_const_type, strict=True, legacy=legacy_forms.creation("_zeros"))
 def zeros(a):
-    """Zeros of `shape` (a 0 dim stays 0: MXNet 1.x infers it from the consumer)."""
+    """Zeros of `shape`."""
     return np.zeros(a.shape, _dt(a))
 
 
-@register("_npi_ones", "_ones", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
-          infer_type=_const_type, strict=True)
+@register("_npi_ones", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
+          infer_type=_const_type, strict=True, legacy=legacy_forms.creation("_ones"))
 def ones(a):
     return np.ones(a.shape, _dt(a))
 
 
-@register("_npi_full", "_full", attrs={**_INIT, "value": Float()}, inputs=(),
-          infer_shape=_init_shape, infer_type=_const_type, strict=True)
+@register("_npi_full", attrs={**_INIT, "value": Float()}, inputs=(),
+          infer_shape=_init_shape, infer_type=_const_type, strict=True,
+          legacy=legacy_forms.creation("_full"))
 def full(a):
     return np.full(a.shape, a.value, _dt(a))
 
 
-@register("_npi_empty", "_empty", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
-          infer_type=_const_type, strict=True)
+@register("_npi_empty", attrs=dict(_INIT), inputs=(), infer_shape=_init_shape,
+          infer_type=_const_type, strict=True, legacy=legacy_forms.creation("_zeros"))
 def empty(a):
     return np.zeros(a.shape, _dt(a))
+
+
+# MXNet 1.x's creation ops compute the same arrays, but a 0 in their `shape` is a dim left to
+# shape inference (the batch size of an RNN's begin state), resolved per input signature
+for _np_op, _name in ((zeros, "_zeros"), (ones, "_ones"), (full, "_full"), (empty, "_empty")):
+    register(_name, attrs=dict(_np_op.attrs), inputs=(), infer_shape=_init_shape,
+             infer_type=_const_type, strict=True, unknown_zero_dims=True)(_np_op.kernel)
 
 
 def _arange_values(start, stop, step, repeat, dtype):
@@ -69,7 +78,8 @@ def _arange_shape(a, s):
                                             "step": Float(1.0), "repeat": Int(1),
                                             "infer_range": Bool(False), "ctx": Str(""),
                                             "dtype": DType(F32)},
-          inputs=(), infer_shape=_arange_shape, infer_type=_const_type, strict=True)
+          inputs=(), infer_shape=_arange_shape, infer_type=_const_type, strict=True,
+          legacy=legacy_forms.creation("_arange"))
 def arange(a):
     """Evenly spaced values in [start, stop) with `step`, each repeated `repeat` times."""
     return _arange_values(a.start, a.stop, a.step, a.repeat, _dt(a))
@@ -135,8 +145,9 @@ def linspace(a):
 
 
 # -- dtype / identity ---------------------------------------------------------------------------
-@register("Cast", "cast", "_npi_cast", "amp_cast", attrs={"dtype": DType(None)},
-          infer_shape=same_shape, infer_type=lambda a, d: [a.dtype], strict=True)
+@register("Cast", "cast", "_npi_cast", attrs={"dtype": DType(None)},
+          infer_shape=same_shape, infer_type=lambda a, d: [a.dtype], strict=True,
+          profiler_scope=True)
 def cast(a, x):
     """Convert to `dtype` (a copy; float→int truncates toward zero as in C)."""
     if a.dtype is None:
@@ -144,14 +155,20 @@ def cast(a, x):
     return x.astype(a.dtype)
 
 
+# the same conversion, inserted by mixed precision: `export(remove_amp_cast=True)` drops it
+register("amp_cast", attrs={"dtype": DType(None)}, infer_shape=same_shape,
+         infer_type=lambda a, d: [a.dtype], strict=True, amp=True)(cast.kernel)
+
+
 @register("BlockGrad", "stop_gradient", "_npi_stop_gradient", "make_loss", "MakeLoss",
-          infer_shape=same_shape)
+          infer_shape=same_shape, identity_at_inference=True)
 def block_grad(a, x):
     """Identity in the forward pass (stops gradients in MXNet)."""
     return x
 
 
-@register("_npi_copy", "_copy", "identity", "_np_copy", infer_shape=same_shape)
+@register("_npi_copy", "_copy", "identity", "_np_copy", infer_shape=same_shape,
+          identity_at_inference=True)
 def copy(a, x):
     return x.copy()
 

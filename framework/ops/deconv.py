@@ -120,7 +120,7 @@ def _flops(a, ins, outs):
 
 @register("Deconvolution", "_npx_deconvolution", attrs=DECONV_ATTRS, inputs=_inputs,
           infer_shape=_shape, infer_param_shapes=_param_shapes, strict=True, out=True,
-          flops=_flops)
+          flops=_flops, dtype_pair=("data", "weight"))
 def deconvolution(a, x, w, b=None, out=None):
     """Transposed convolution: out = stride*(in-1) + dilate*(k-1) + 1 - 2*pad + adj."""
     nd = len(a.kernel)

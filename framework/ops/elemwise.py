@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .attrs import Int
-from .registry import register
 from . import _special as _sp
 from ._common import F32, BOOL, is_float, same_shape
+from .attrs import Int
+from .registry import register
 
 
 def _ret(r):
@@ -153,16 +153,16 @@ def _names(name, aliases):
 
 for _name, _aliases, _fn in _FLOAT_FNS:
     register(*_names(_name, _aliases), infer_shape=same_shape, infer_type=_float_type,
-             out=True)(_make_float(_fn))
+             out=True, elementwise=True)(_make_float(_fn))
 
 for _name, _aliases, _fn in _KEEP_FNS:
     _rounding = _name in ("floor", "ceil", "trunc", "fix", "rint", "round")
     register(*_names(_name, _aliases), infer_shape=same_shape, infer_type=_keep_type,
-             out=True)(_make_keep(_fn, _rounding))
+             out=True, elementwise=True)(_make_keep(_fn, _rounding))
 
 
 @register("_npi_around", attrs={"decimals": Int(0)}, infer_shape=same_shape,
-          infer_type=_keep_type)
+          infer_type=_keep_type, elementwise=True)
 def around(a, x):
     """NumPy `around` (half to even), `decimals` digits."""
     if not is_float(x.dtype) and a.decimals >= 0:
@@ -183,21 +183,24 @@ def _pred(fn):
 for _name, _fn in [("_npi_isnan", np.isnan), ("_npi_isinf", np.isinf),
                    ("_npi_isfinite", np.isfinite), ("_npi_isposinf", np.isposinf),
                    ("_npi_isneginf", np.isneginf)]:
-    register(_name, infer_shape=same_shape, infer_type=_bool_type)(_pred(_fn))
+    register(_name, infer_shape=same_shape, infer_type=_bool_type,
+             elementwise=True)(_pred(_fn))
 
 
-@register("logical_not", infer_shape=same_shape, infer_type=_keep_type)
+@register("logical_not", infer_shape=same_shape, infer_type=_keep_type, elementwise=True)
 def logical_not_legacy(a, x):
     """1.x `logical_not`: 1/0 in the input dtype."""
     return _ret(np.logical_not(x).astype(x.dtype))
 
 
-@register("_npi_logical_not", "_np_logical_not", infer_shape=same_shape, infer_type=_bool_type)
+@register("_npi_logical_not", "_np_logical_not", infer_shape=same_shape, infer_type=_bool_type,
+          elementwise=True)
 def logical_not(a, x):
     return _ret(np.logical_not(x))
 
 
-@register("_npi_bitwise_not", "_npi_invert", infer_shape=same_shape, infer_type=_keep_type)
+@register("_npi_bitwise_not", "_npi_invert", infer_shape=same_shape, infer_type=_keep_type,
+          elementwise=True)
 def bitwise_not(a, x):
     if is_float(x.dtype):
         raise TypeError("bitwise_not is only defined for integer and boolean arrays")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError, ShapeError
+from . import _epilogue
+from ._common import F32, ScalarAttr, bshape, norm_axis, result_dtype, same_shape
 from .attrs import Bool, DType, Float, Int, Shape, Str
 from .registry import register
-from ._common import F32, ScalarAttr, bshape, norm_axis, result_dtype, same_shape
 
 
 def _ret(r):
@@ -267,7 +268,8 @@ def where_scalar2(a, c):
 
 
 @register("clip", "_npi_clip", attrs={"a_min": ScalarAttr(None), "a_max": ScalarAttr(None)},
-          infer_shape=same_shape, strict=True, out=True)
+          infer_shape=same_shape, strict=True, out=True, elementwise=True, inplace=True,
+          epilogue=_epilogue.clip)
 def clip(a, x, out=None):
     """Clamp into [a_min, a_max]."""
     lo = -np.inf if a.a_min is None else a.a_min

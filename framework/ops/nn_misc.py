@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .. import random as _random
 from ..base import OperatorError, ShapeError
 from ._nnutil import CF, OptBool, check_param_shapes
 from .attrs import Bool, DType, Int, Shape, Str
@@ -22,14 +23,13 @@ def _drop_shape(a, s):
           attrs={"p": CF(0.5), "mode": Str("training", choices=("training", "always")),
                  "axes": Shape(()), "cudnn_off": OptBool(False)},
           num_outputs=2, num_visible=1, output_names=("output", "mask"),
-          infer_shape=_drop_shape, strict=True)
+          infer_shape=_drop_shape, strict=True, identity_at_inference=True)
 def dropout(a, x):
     """Identity at inference (mode='training'; hybridserve has no training mode). With
     mode='always' the mask is drawn from `mx.random` and kept values are scaled by 1/(1-p);
     `axes` share the mask along those axes. Hidden output: the mask."""
     if a.mode != "always" or a.p <= 0:
         return x, np.ones_like(x)
-    from .. import random as _random
     shape = list(x.shape)
     for ax in a.axes or ():
         shape[ax] = 1
@@ -60,7 +60,8 @@ def _emb_type(a, d):
           attrs={"input_dim": Int(), "output_dim": Int(), "dtype": DType(np.dtype(np.float32)),
                  "sparse_grad": Bool(False)},
           inputs=("data", "weight"), infer_shape=_emb_shape,
-          infer_param_shapes=_emb_param_shapes, infer_type=_emb_type, strict=True)
+          infer_param_shapes=_emb_param_shapes, infer_type=_emb_type, strict=True,
+          monitor_indexed_outputs=True)
 def embedding(a, idx, weight):
     """weight[idx]: float indices truncate toward zero and are clipped into [0, input_dim-1]."""
     if weight.ndim != 2:

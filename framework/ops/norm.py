@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError, ShapeError
+from . import legacy_forms
 from ._nnutil import CF, check_param_shapes, prod
 from .attrs import Bool, Int, Str
 from .registry import register
@@ -59,7 +60,7 @@ def _bn_type(a, d):
           num_outputs=3, num_visible=lambda a: 3 if a.output_mean_var else 1,
           output_names=("output", "mean", "var"), infer_shape=_bn_shape,
           infer_param_shapes=_bn_param_shapes, infer_type=_bn_type, strict=True, out=True,
-          flops=_norm_flops)
+          flops=_norm_flops, dtype_pair=("data", "gamma"))
 def batch_norm(a, x, gamma, beta, mean, var, out=None):
     """Inference: y = (x - moving_mean) / sqrt(moving_var + eps) * gamma + beta (gamma = 1 with
     fix_gamma). Hidden outputs: mean = moving_mean, var = 1/sqrt(moving_var + eps) (MXNet's CPU
@@ -109,7 +110,8 @@ def _ln_param_shapes(a, s):
           inputs=("data", "gamma", "beta"), num_outputs=3,
           num_visible=lambda a: 3 if a.output_mean_var else 1,
           output_names=("output", "mean", "std"), infer_shape=_ln_shape,
-          infer_param_shapes=_ln_param_shapes, strict=True, flops=_norm_flops)
+          infer_param_shapes=_ln_param_shapes, strict=True, flops=_norm_flops,
+          dtype_pair=("data", "gamma"))
 def layer_norm(a, x, gamma, beta):
     """Normalise over `axis`: (x - mean) / sqrt(var + eps) * gamma + beta; hidden mean, std."""
     ax = _axis(a.axis, x.ndim, "LayerNorm")
@@ -141,7 +143,8 @@ def _gn_param_shapes(a, s):
           inputs=("data", "gamma", "beta"), num_outputs=3,
           num_visible=lambda a: 3 if a.output_mean_var else 1,
           output_names=("output", "mean", "std"), infer_shape=_gn_shape,
-          infer_param_shapes=_gn_param_shapes, strict=True, flops=_norm_flops)
+          infer_param_shapes=_gn_param_shapes, strict=True, flops=_norm_flops,
+          dtype_pair=("data", "gamma"), legacy=legacy_forms.group_norm)
 def group_norm(a, x, gamma, beta):
     """Normalise over (channels of a group, spatial). gamma/beta per channel (2.x) or per group
     (1.x, shape (num_groups,))."""
@@ -186,7 +189,8 @@ def _in_param_shapes(a, s):
 @register("InstanceNorm", "_npx_instance_norm", attrs={"eps": CF(1e-3)},
           inputs=("data", "gamma", "beta"), num_outputs=3, num_visible=1,
           output_names=("output", "mean", "var"), infer_shape=_in_shape,
-          infer_param_shapes=_in_param_shapes, strict=True, flops=_norm_flops)
+          infer_param_shapes=_in_param_shapes, strict=True, flops=_norm_flops,
+          dtype_pair=("data", "gamma"), profiler_scope=True)
 def instance_norm(a, x, gamma, beta):
     """Normalise each (sample, channel) over the spatial axes."""
     N, C = x.shape[:2]

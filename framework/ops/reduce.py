@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import legacy_forms
+from ._common import BOOL, F32, I64, ScalarAttr, is_float, norm_axes, norm_axis
 from .attrs import Bool, DType, Float, Int, IntOrTuple, Shape
 from .registry import register
-from ._common import BOOL, F32, I64, ScalarAttr, is_float, norm_axes, norm_axis
 
 
 def _ret(r):
@@ -84,10 +85,16 @@ def _legacy_arg(fn):
     return kernel, shape
 
 
+def _axis_before_905(version: int, attrs: dict) -> None:
+    """Before MXNet 0.9.5 an argmax/argmin axis of -1 meant "no axis"."""
+    if version < 905 and attrs.get("axis") == "-1":
+        del attrs["axis"]
+
+
 for _name, _fn in [("argmax", np.argmax), ("argmin", np.argmin)]:
     _k, _s = _legacy_arg(_fn)
     register(_name, attrs={"axis": Int(None), "keepdims": Bool(False)}, infer_shape=_s,
-             strict=True)(_k)
+             strict=True, upgrade=_axis_before_905)(_k)
 
 
 @register("argmax_channel", infer_shape=lambda a, s: [tuple(s[0][:1])])
@@ -196,7 +203,8 @@ for _name, _aliases, _fn, _rule, _uf, _attrs in [
         ("_npi_min", ("_np_min",), np.min, lambda a, d: d, np.minimum, _NP_NODTYPE)]:
     _k, _t = _np_reduce(_name, _fn, _rule, _uf)
     register(_name, *_aliases, attrs=dict(_attrs), infer_shape=_np_shape_fn(_name),
-             infer_type=_t, strict=True)(_k)
+             infer_type=_t, strict=True,
+             legacy=legacy_forms.reduction(_name[5:], (_aliases or (_name,))[0]))(_k)
 
 
 def _bool_t(a, d):
@@ -281,7 +289,7 @@ def _npnorm_shape(a, s):
 @register("_npi_norm", attrs={"ord": ScalarAttr(2.0), "axis": IntOrTuple(None), "keepdims": Bool(False),
                               "flag": Int(-1)},
           infer_shape=_npnorm_shape, infer_type=lambda a, d: [d[0] if is_float(d[0]) else F32],
-          strict=True)
+          strict=True, legacy=legacy_forms.norm)
 def np_norm(a, x):
     """`np.linalg.norm`: flag -2/1 Frobenius (sqrt of sum of squares), -1 vector p-norm,
     0 matrix 2-norm (largest singular value), 2 nuclear norm."""

@@ -2,8 +2,10 @@
 
 An OpDef holds everything about an operator: its names (canonical, 1.x and 2.x aliases), the
 attribute schema, input names and which inputs are mutated auxiliary states, output counts and
-names, shape/dtype inference and the NumPy kernel. Imperative calls, tracing, loaded graphs,
-summaries and op hooks all read this table; nothing implements an operator anywhere else.
+names, shape/dtype inference, the NumPy kernel, and the facts the rest of the framework needs
+(element-wise, in-place safe, identity at inference, its 1.x form, MXNet's monitor naming, …).
+Imperative calls, tracing, loaded graphs, summaries, op hooks and every graph pass read this
+table; nothing implements an operator, or lists operators by name, anywhere else.
 
 Kernel convention: `kernel(attrs, *inputs)` takes parsed `Attrs` and NumPy arrays and returns one
 array or a tuple of arrays (one per output, hidden outputs included). A kernel declared with
@@ -18,7 +20,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as _np
 
-from ..base import GraphFormatError, OperatorError
+from ..base import GraphFormatError
 from .attrs import Attr, Attrs, format_value, parse_attrs
 
 Shape = tuple
@@ -48,6 +50,35 @@ class OpDef:
     # the op's module), or None where ONNX cannot express the op
     onnx: Any = None
     doc: str = ""
+    # -- facts the graph passes read: each pass asks the op, none keeps a list of op names ------
+    # output i is a function of element i of each input (same shape): any layout will do
+    elementwise: bool | Callable[[Attrs], bool] = False
+    # the out= kernel computes in one pass that may alias input 0 (same shape and dtype)
+    inplace: bool | Callable[[Attrs], bool] = False
+    identity_at_inference: bool = False  # every output is input 0 when not training
+    random: bool = False                 # draws random numbers: never folded into a constant
+    unknown_zero_dims: bool = False      # a 1.x creation op: a 0 in `shape` means "unknown"
+    adds: bool = False                   # computes lhs + rhs (a residual add)
+    same_shape_operands: bool = False    # 1.x elemwise_*: both operands have one shape
+    # (data, parameter) inputs that must share a dtype (MXNet's type inference refuses a mix)
+    dtype_pair: tuple[str, str] | None = None
+    # the activation epilogue a fused GEMM computes for this op: (act_type, a_min, a_max) or None
+    epilogue: Callable[[Attrs], tuple | None] | None = None
+    fuses: tuple[str, ...] = ()          # epilogues this op absorbs in place: "act", "sum"
+    with_act: str | None = None          # the op computing this one followed by an activation
+    # MXNet's monitor names: `input<j>` without FListInputNames, `<i>` without FListOutputNames
+    monitor_indexed_inputs: bool = False
+    monitor_indexed_outputs: bool = False
+    profiler_scope: bool = False         # MXNet 2.0 invokes it the legacy way: tags the node
+    # MXNet 1.x form for the 1.x writer: a 1.9.1 operator name, or a translator
+    # `(node, attrs, shape_of) -> (name, attrs)` (ops/legacy_forms.py)
+    legacy: str | Callable | None = None
+    # (attrs, weight shape) -> (data shape with -1 for free dims, flattened units) or None:
+    # what the op's weight says of its data input (a served model's default signature)
+    data_shape: Callable[[Attrs, tuple], tuple | None] | None = None
+    # (file version, raw attrs) -> None: rewrites what an older MXNet JSON meant (symbol/json_io.py)
+    upgrade: Callable[[int, dict], None] | None = None
+    amp: bool = False                    # inserted by mixed precision: export may drop it
 
     # -- attributes ---------------------------------------------------------------------------
     def parse_attrs(self, raw: dict[str, Any], node: str | None = None) -> Attrs:
@@ -76,6 +107,15 @@ class OpDef:
             return self.output_names[i]
         return "output" if self.n_outputs(a) == 1 else f"output{i}"
 
+    # -- facts ---------------------------------------------------------------------------------
+    def is_elementwise(self, a: Attrs) -> bool:
+        e = self.elementwise
+        return e(a) if callable(e) else e
+
+    def is_inplace(self, a: Attrs) -> bool:
+        e = self.inplace
+        return e(a) if callable(e) else e
+
     # -- inference ----------------------------------------------------------------------------
     def shapes(self, a: Attrs, in_shapes: list[Shape]) -> list[Shape]:
         """Output shapes; without an `infer_shape` rule the kernel runs on zeros (fallback)."""
@@ -97,6 +137,10 @@ _OPS: dict[str, OpDef] = {}
 
 def register(name: str, *aliases: str, **kw) -> Callable[[Callable], OpDef]:
     """Decorator: `@register('FullyConnected', '_npx_fully_connected', attrs={...})` on a kernel."""
+
+    # MXNet's numpy ops and tensor-scalar ops have no monitor name lists
+    kw.setdefault("monitor_indexed_outputs", name.startswith("_np") or name.endswith("_scalar"))
+    kw.setdefault("monitor_indexed_inputs", name.endswith("_scalar"))
 
     def deco(kernel: Callable) -> OpDef:
         op = OpDef(name=name, kernel=kernel, aliases=tuple(aliases), doc=kernel.__doc__ or "", **kw)
@@ -149,23 +193,24 @@ def unique_ops() -> list[OpDef]:
 
 
 _loaded = False
+_loading = False
 _load_lock = threading.RLock()
 
 
 def _ensure_loaded() -> None:
-    """Import every op family once; thread-safe (servers load models from several threads)."""
-    global _loaded
+    """Import every op family once. Thread-safe: a thread that looks an op up while another
+    fills the table waits for the whole table (servers load models from several threads). The
+    families are imported here, not at module level, because they import this module."""
+    global _loaded, _loading
     if _loaded:
         return
-    with _load_lock:               # re-entrant: family modules may look ops up while importing
-        if not _loaded:
+    with _load_lock:               # re-entrant: a family module looking ops up while importing
+        if _loaded or _loading:    # sees the table as filled so far, and does not end the load
+            return
+        _loading = True
+        try:
             from . import catalog  # noqa: F401  (imports every op family module)
-            _loaded = True
+        finally:
+            _loading = False
+        _loaded = True
 
-
-def check_inputs(op: OpDef, a: Attrs, n: int, node: str | None = None) -> None:
-    want = len(op.input_names(a))
-    if n != want:
-        where = f"node '{node}' " if node else ""
-        raise OperatorError(f"{where}(op {op.name}) expects {want} inputs "
-                            f"({', '.join(op.input_names(a))}), got {n}")

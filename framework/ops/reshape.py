@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..base import ShapeError
+from . import legacy_forms
 from .attrs import Bool, Int, Shape, Str
 from .registry import register
 
@@ -187,7 +188,8 @@ def reshape_legacy(a, x):
 
 # -- 2.x ------------------------------------------------------------------------------------------
 @register("_npx_reshape", attrs={"newshape": Shape(), "reverse": Bool(False), "order": Str("C")},
-          infer_shape=lambda a, s: [npx_reshape_shape(s[0], a.newshape, a.reverse)], strict=True)
+          infer_shape=lambda a, s: [npx_reshape_shape(s[0], a.newshape, a.reverse)], strict=True,
+          legacy=legacy_forms.npx_reshape)
 def npx_reshape(a, x):
     """npx.reshape: -1 infer, -2 copy, -3 drop a size-1 dim, -4 copy the rest, -5 merge two,
     -6 split one into the next two values."""
@@ -195,7 +197,8 @@ def npx_reshape(a, x):
 
 
 @register("_np_reshape", "_npi_reshape", attrs={"newshape": Shape(), "order": Str("C")},
-          infer_shape=lambda a, s: [np_reshape_shape(s[0], a.newshape)], strict=True)
+          infer_shape=lambda a, s: [np_reshape_shape(s[0], a.newshape)], strict=True,
+          legacy=legacy_forms.np_reshape)
 def np_reshape(a, x):
     return _reshape(x, np_reshape_shape(x.shape, a.newshape), a.order)
 
@@ -204,7 +207,8 @@ def _flat_shape(s):
     return (s[0], _prod(s[1:])) if len(s) >= 1 else (1, 1)
 
 
-@register("Flatten", "flatten", "_npx_batch_flatten", infer_shape=lambda a, s: [_flat_shape(s[0])])
+@register("Flatten", "flatten", "_npx_batch_flatten", infer_shape=lambda a, s: [_flat_shape(s[0])],
+          monitor_indexed_inputs=True, monitor_indexed_outputs=True, profiler_scope=True)
 def flatten(a, x):
     """(N, d1, d2…) → (N, d1·d2·…)."""
     return _reshape(x, _flat_shape(x.shape))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError, ShapeError
+from . import legacy_forms
+from ._common import bshape, norm_axes, norm_axis
 from .attrs import Bool, Int, IntOrTuple, Shape
 from .registry import register
-from ._common import bshape, norm_axes, norm_axis
 
 
 def _ret(r):
@@ -42,7 +43,7 @@ def _swap_shape(a, s):
 
 
 @register("SwapAxis", "swapaxes", "_npi_swapaxes", attrs={"dim1": Int(0), "dim2": Int(0)},
-          infer_shape=_swap_shape, strict=True)
+          infer_shape=_swap_shape, strict=True, profiler_scope=True)
 def swapaxis(a, x):
     return np.swapaxes(x, a.dim1, a.dim2)
 
@@ -60,7 +61,7 @@ def _moveaxis_perm(a, ndim):
 
 @register("_npi_moveaxis", attrs={"source": Shape(), "destination": Shape()},
           infer_shape=lambda a, s: [tuple(s[0][i] for i in _moveaxis_perm(a, len(s[0])))],
-          strict=True)
+          strict=True, legacy=legacy_forms.moveaxis)
 def moveaxis(a, x):
     return x.transpose(_moveaxis_perm(a, x.ndim))
 
@@ -93,7 +94,7 @@ def _squeeze_shape(a, s):
 
 
 @register("_npi_squeeze", "_np_squeeze", attrs={"axis": IntOrTuple(None)},
-          infer_shape=_squeeze_shape, strict=True)
+          infer_shape=_squeeze_shape, strict=True, legacy=legacy_forms.squeeze)
 def squeeze(a, x):
     """Remove size-1 axes (all of them, or those in `axis`)."""
     return x.reshape(_squeeze_shape(a, [x.shape])[0])
@@ -154,7 +155,7 @@ class _Dim:
 
 
 @register("_npi_concatenate", attrs={"num_args": Int(), "axis": Int(0, optional=True)}, inputs=_nargs,
-          infer_shape=_npcat_shape, strict=True)
+          infer_shape=_npcat_shape, strict=True, legacy=legacy_forms.concatenate)
 def np_concatenate(a, *xs):
     """np.concatenate (axis None flattens)."""
     if a.axis is None:
@@ -226,7 +227,7 @@ def _repeats_shape(a, s):
 
 
 @register("_npi_repeats", attrs={"repeats": Shape(), "axis": Int(None)},
-          infer_shape=_repeats_shape, strict=True)
+          infer_shape=_repeats_shape, strict=True, legacy=legacy_forms.repeats)
 def repeats(a, x):
     """np.repeat with a tuple of repeats (one value broadcast, or one per element)."""
     r = a.repeats[0] if len(a.repeats) == 1 else np.asarray(a.repeats)

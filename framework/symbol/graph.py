@@ -10,8 +10,10 @@ import itertools
 from typing import Iterable, Iterator
 
 from ..base import GraphFormatError
+from ..io.dtypes import dtype_flag
 from ..ops.attrs import Attrs
 from ..ops.registry import OpDef, get_op
+from .backends import get_backend
 
 Entry = tuple  # (Node, output index)
 _node_ids = itertools.count()
@@ -200,26 +202,7 @@ class Symbol:
     def has_dynamic_shape_op(self) -> bool:
         return False
 
-    # -- serialisation ------------------------------------------------------------------------
-    def tojson(self, remove_amp_cast: bool = True) -> str:
-        from .json_io import to_json
-        return to_json(self, remove_amp_cast=remove_amp_cast)
-
-    def save(self, fname: str, remove_amp_cast: bool = True) -> None:
-        from ..io.atomic import write_atomic
-        write_atomic(fname, self.tojson(remove_amp_cast).encode("utf-8"))
-
-    # -- inference ----------------------------------------------------------------------------
-    def infer_shape(self, *args, **kwargs):
-        from .infer import infer_shape
-        return infer_shape(self, *args, **kwargs)
-
-    def infer_type(self, *args, **kwargs):
-        from .infer import infer_type
-        return infer_type(self, *args, **kwargs)
-
     def optimize_for(self, backend: str, args=None, aux=None, device=None, **kwargs) -> "Symbol":
-        from ..compiler.backends import get_backend
         return get_backend(backend)(self, args=args, aux=aux, **kwargs)
 
     def copy(self) -> "Symbol":
@@ -230,35 +213,6 @@ class Symbol:
         if len(self._outputs) == 1:
             return f"<{cls} {self.name}>"
         return f"<{cls} group [{', '.join(n.name for n, _ in self._outputs)}]>"
-
-    # -- composition with other symbols via the registry (mx.sym.Op(...)) ----------------------
-    def __add__(self, other):
-        from . import ops as _s
-        return _s.binary("add", self, other)
-
-    def __radd__(self, other):
-        from . import ops as _s
-        return _s.binary("add", other, self)
-
-    def __sub__(self, other):
-        from . import ops as _s
-        return _s.binary("subtract", self, other)
-
-    def __rsub__(self, other):
-        from . import ops as _s
-        return _s.binary("subtract", other, self)
-
-    def __mul__(self, other):
-        from . import ops as _s
-        return _s.binary("multiply", self, other)
-
-    def __rmul__(self, other):
-        from . import ops as _s
-        return _s.binary("multiply", other, self)
-
-    def __truediv__(self, other):
-        from . import ops as _s
-        return _s.binary("true_divide", self, other)
 
 
 class _Symbol(Symbol):
@@ -279,7 +233,6 @@ def var(name: str, attr: dict | None = None, shape=None, lr_mult=None, wd_mult=N
     if wd_mult is not None:
         attrs["__wd_mult__"] = str(wd_mult)
     if dtype is not None:
-        from ..io.dtypes import dtype_flag
         attrs["__dtype__"] = str(dtype_flag(dtype))
     if init is not None:
         attrs["__init__"] = init if isinstance(init, str) else init.dumps()

@@ -11,6 +11,7 @@ import ast
 import numpy as np
 
 from ..base import ShapeError
+from ..io.dtypes import dtype_from_flag
 from .graph import Node, Symbol
 
 
@@ -86,7 +87,6 @@ def infer_shape(sym: Symbol, *args, _as_dict: bool = False, **kwargs):
 
 
 def infer_dtypes(sym: Symbol, known: dict[str, np.dtype]) -> dict[tuple[int, int], np.dtype]:
-    from ..io.dtypes import dtype_from_flag
     dts: dict[tuple[int, int], np.dtype] = {}
     for n in sym.topo():
         if n.is_var:

@@ -191,12 +191,12 @@ def _upgrade(node: Node, version: int) -> None:
         while len(node.inputs) < len(names):     # 0.8 BatchNorm had no moving-stat inputs
             v = Node("null", f"{node.name}_{names[len(node.inputs)]}", dict(node.attrs))
             node.inputs.append((v, 0))
-    if version < 904 and op.name == "BatchNorm":
-        for pos, init in ((3, '["zero", {}]'), (4, '["one", {}]')):
+    if version < 904 and op.aux:                 # 0.9.4 gave moving statistics their init
+        for pos, init in zip(op.aux, ('["zero", {}]', '["one", {}]')):
             if pos < len(node.inputs) and node.inputs[pos][0].is_var:
                 node.inputs[pos][0].attrs.setdefault("__init__", init)
-    if version < 905 and node.opname in ("argmax", "argmin") and node.attrs.get("axis") == "-1":
-        del node.attrs["axis"]
+    if op.upgrade is not None:
+        op.upgrade(version, node.attrs)
         node._parsed = None
 
 
@@ -272,21 +272,25 @@ def to_json(sym: Symbol, *, remove_amp_cast: bool = True, version: int = CURRENT
                          np_shape=np_shape), 0)
 
 
+def _amp(n: Node) -> bool:
+    return not n.is_var and n.op.amp
+
+
 def _strip_amp_cast(sym: Symbol) -> Symbol:
-    """Bypass `amp_cast`/`amp_multicast` nodes (copies the graph only when there are any)."""
+    """Bypass mixed-precision casts (`OpDef.amp`; copies the graph only when there are any)."""
     order = sym.topo()
-    if not any(n.opname in ("amp_cast", "amp_multicast") for n in order):
+    if not any(_amp(n) for n in order):
         return sym
     new: dict[int, Node] = {}
 
     def resolve(e):
         n, i = e
-        while n.opname in ("amp_cast", "amp_multicast"):
-            n, i = n.inputs[i if n.opname == "amp_multicast" else 0]
+        while _amp(n):                   # a multi-input cast passes input i to output i
+            n, i = n.inputs[i if len(n.inputs) > 1 else 0]
         return new[id(n)], i
 
     for n in order:
-        if n.opname in ("amp_cast", "amp_multicast"):
+        if _amp(n):
             continue
         c = Node(n.opname, n.name, n.attrs, op=n.op)
         c.inputs = [resolve(e) for e in n.inputs]

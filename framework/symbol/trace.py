@@ -16,8 +16,6 @@ from .graph import Entry, Node, Symbol, _Symbol, new_node_name
 
 _local = threading.local()
 PROFILER_SCOPE = "<unk>:"     # MXNet 2.x tags every variable with the (empty) profiler scope
-# ops MXNet 2.0's front end still invokes through the legacy path, which also tags the op node
-_SCOPED_OPS = frozenset({"_npx_relu", "_npx_sigmoid", "Flatten", "SwapAxis", "Cast", "InstanceNorm"})
 
 
 class Tracer:
@@ -45,7 +43,7 @@ class Tracer:
         return id(array) in self._entries
 
     def record(self, op, attrs: dict[str, str], inputs, outputs, name: str | None = None) -> None:
-        if op.name in _SCOPED_OPS:
+        if op.profiler_scope:        # invoked the legacy way by MXNet 2.0, which tags the node
             attrs = {**attrs, "__profiler_scope__": PROFILER_SCOPE}
         if _constraints["flags"]:       # recorded under HybridBlock.OptConstraint
             attrs = {**attrs, "__opt_constraint__": str(_constraints["flags"])}

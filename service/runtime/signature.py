@@ -1,7 +1,8 @@
 """A model's input/output signature: from its config where given, else inferred from the graph.
 
 MXNet exports rarely record data shapes, so defaults are read off the first op that consumes
-each input (FullyConnected → `[-1, in_units]`, Convolution → `[-1, C, -1, -1]`); anything else
+each input, as its registry entry derives them from its weight (`OpDef.data_shape`:
+FullyConnected → `[-1, in_units]`, Convolution → `[-1, C, -1, -1]`); anything else
 stays unknown-rank (`shape: None`, accepted as is). Output shapes come from shape inference
 probed at two batch sizes: dims that move with the free input dims are reported as -1.
 """
@@ -17,8 +18,6 @@ from framework.symbol.infer import infer_dtypes, infer_shapes
 from ..protocol.datatypes import V2_TO_NUMPY, v2_datatype
 from ..repository.config import TensorSpec
 
-_FC = {"FullyConnected", "_npx_fully_connected"}
-_CONV = {"Convolution", "_npx_convolution"}
 _PARAM_SUFFIXES = ("weight", "bias", "gamma", "beta", "running_mean", "running_var",
                    "moving_mean", "moving_var", "alpha", "parameters", "state", "state_cell")
 
@@ -62,17 +61,9 @@ def default_input(sym, name: str, params: dict[str, np.ndarray]) -> IOSpec:
         w = params.get(n.inputs[1][0].name) if len(n.inputs) > 1 else None
         if w is None:
             break
-        if n.opname in _FC and w.ndim == 2:
-            flat = bool(n.parsed.get("flatten", True)) if hasattr(n.parsed, "get") else True
-            if flat:
-                return IOSpec(name, datatype, (-1, int(w.shape[1])), flatten_units=int(w.shape[1]))
-            break
-        if n.opname in _CONV and w.ndim >= 3:
-            layout = getattr(n.parsed, "layout", None) if hasattr(n.parsed, "layout") else None
-            if layout not in (None, "NCW", "NCHW", "NCDHW"):
-                break
-            groups = int(getattr(n.parsed, "num_group", 1) or 1)
-            return IOSpec(name, datatype, (-1, int(w.shape[1]) * groups) + (-1,) * (w.ndim - 2))
+        hint = n.op.data_shape(n.parsed, w.shape) if n.op.data_shape is not None else None
+        if hint is not None:
+            return IOSpec(name, datatype, hint[0], flatten_units=hint[1])
         break
     return IOSpec(name, datatype, None)
 

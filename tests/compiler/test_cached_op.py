@@ -34,11 +34,22 @@ def test_static_alloc_matches_plain_run_on_every_fixture(version, name):
 def test_memory_plan_reuses_buffers_by_liveness():
     sym, names, args, _ = _feed("mxnet-1.9.1", "mini_resnet_v1_bottleneck")
     op = CachedOp(sym, names, {"static_alloc": True})
-    op(args)
-    mem = op.fast.memory
+    _, _, mem = op.fast.specialize_plan(args)
     assert mem.n_buffers > 0
     assert mem.planned_bytes < mem.naive_bytes        # reuse happened
     assert mem.inplace_steps                          # relu ran in place
+
+
+def test_specialisations_own_their_buffers():
+    """The memory plan is local to each specialisation: two of one signature (two threads
+    compiling at once) never share a buffer, and the shared Plan keeps none of them."""
+    sym, names, args, _ = _feed("mxnet-1.9.1", "mini_resnet_v1_bottleneck")
+    plan = Plan(sym, names)
+    _, _, a = plan.specialize_plan(args)
+    _, _, b = plan.specialize_plan(args)
+    assert a.buffers and b.buffers
+    assert not any(np.shares_memory(x, y) for x in a.buffers.values() for y in b.buffers.values())
+    assert not any(isinstance(v, type(a)) for v in vars(plan).values())
 
 
 def test_outputs_are_not_overwritten_by_the_next_call():

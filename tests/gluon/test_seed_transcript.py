@@ -9,19 +9,18 @@ message) and values must be equal after the normalisations below.
 Deliberate differences (the allow-list; keep it short):
 
 * NODE_COUNTER - op nodes are named `node_<k>` from a process-wide counter; counter values depend
-  on everything traced before (other tests, model-zoo cells we skip), so `node_<k>` is relabelled
+  on everything traced before (other tests, cells we skip), so `node_<k>` is relabelled
   by order of first appearance inside each record on both sides.
 * TYPE_NAMES - `mxnet.X` type names map to `framework.X`; `TYPE_MAP` lists the classes that live
   in another module here. MXNet's legacy `NDArray` maps to our single array type (no legacy
   arrays exist here: op hooks and legacy-symbol SymbolBlocks hand out the one array type).
-* SKIP - cells that need the legacy `mx.nd` API, or a model-zoo model not implemented yet.
+* SKIP - cells that need the legacy `mx.nd` API (hybridserve has only the numpy array type).
 * XFAIL - MXNet bugs we do not reproduce (HybridBlock.reset_device after hybridize).
 * PATCHES/IGNORED - `semantics.ndarray_repr` records one legacy `mx.nd` repr: that line is
   removed and its value ignored.
 * RANDOM - values computed from random initial weights are checked for range, not equality
   (MXNet's RNG stream cannot be reproduced).
 * SET_ORDER - names MXNet prints from a Python set of uuids (order varies run to run) are sorted.
-* SKIPPED_FILES - directory listings drop the files only a skipped cell would have written.
 * IGNORED also holds the npz members' ZIP flag bits (framework/io's business, reported).
 * MXNet's native stderr (storage manager, fallback-operator logging) is not compared.
 """
@@ -54,28 +53,6 @@ SKIP = {
     "semantics.legacy_ndarray_input_error": _ND,
     "semantics.legacy_output_error": _ND,
 }
-# model-zoo cells run once framework.gluon.model_zoo.vision provides the model
-ZOO = {
-    "hybridblock.export_imports_resnet18_np": "resnet18_v1",
-    "hybridblock.alexnet_feature_extraction": "alexnet",
-    "hybridblock.alexnet_feature_extraction_2x_recipe": "alexnet",
-    "hybridblock.alexnet_symbolblock_all_params_error": "alexnet",
-    "hybridblock.alexnet_symbolblock_used_params_error": "alexnet",
-    "tutorial.model_zoo_resnet50_v2": "resnet50_v2",
-}
-
-
-def _zoo_has(model: str) -> bool:
-    try:
-        from framework.gluon.model_zoo import vision
-    except Exception:  # noqa: BLE001 - not there yet
-        return False
-    return hasattr(vision, model)
-
-
-for _rid, _model in ZOO.items():
-    if not _zoo_has(_model):
-        SKIP[_rid] = f"needs framework.gluon.model_zoo.vision.{_model} (not implemented yet)"
 XFAIL = {
     "semantics.reset_device_after_hybridize":
         "MXNet bug not reproduced: its reset_device iterates _cached_op_args triples as Parameters "
@@ -88,8 +65,6 @@ IGNORED = {
     # framework/io writes plain members - readers do not care (reported to the io owner)
     ("semantics.export_mlp_hybrid_fresh_process", "params_local_header_flags"),
 }
-# files written by skipped cells are missing from later directory listings
-SKIPPED_FILES = {("tutorial.export_mlp_hybrid", "files"): ("hybridblock.export_imports_resnet18_np", "net1-")}
 
 
 def _in_range(lo: float, hi: float):
@@ -217,9 +192,6 @@ def _prepare(rec: dict, rid: str, expected: bool) -> dict:
     for (r, key) in IGNORED:
         if r == rid:
             rec["values"].pop(key, None)
-    for (r, key), (cell, prefix) in SKIPPED_FILES.items():
-        if r == rid and cell in SKIP and key in rec["values"]:
-            rec["values"][key] = [f for f in rec["values"][key] if not f.startswith(prefix)]
     if rid in SET_ORDER:
         for d in (rec["warnings"] or []) + ([rec["error"]] if rec["error"] else []):
             d["message"] = re.sub(*SET_ORDER[rid], d["message"])

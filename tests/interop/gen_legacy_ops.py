@@ -1,10 +1,10 @@
-"""Regenerate framework/symbol/legacy_ops.py: which operators (and attributes) MXNet 1.9.1 knows.
+"""Regenerate framework/ops/mxnet191.py: which operators (and attributes) MXNet 1.9.1 knows.
 
     python tests/interop/gen_legacy_ops.py          # needs .mxnet-venvs/mxnet-1.9.1
 
 Asks the real MXNet 1.9.1 (in its venv, through its C API) for every registered operator and its
 non-input arguments, keeps the operators hybridserve's registry also knows, and writes them as a
-table that `framework.symbol.legacy_export` uses to emit only what 1.9.1 can load.
+table that `framework.symbol.legacy_export` (the 1.x writer) uses to emit only what 1.9.1 can load.
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def main() -> None:
         "MX191_OPS: dict[str, frozenset] = {\n"
         "    row.partition('=')[0]: frozenset(filter(None, row.partition('=')[2].split(',')))\n"
         "    for row in _TABLE.split()}\n")
-    path = os.path.join(REPO, "framework", "symbol", "legacy_ops.py")
+    path = os.path.join(REPO, "framework", "ops", "mxnet191.py")
     with open(path, "w") as f:
         f.write(text)
     print(f"wrote {path}: {len(rows)} operators")

@@ -9,7 +9,7 @@ import pytest
 
 from framework import np
 from framework.ops import get_op
-from framework.ops.invoke import invoke
+from framework.dispatch import invoke
 from framework.symbol.trace import Tracer, tracing
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "mxnet-2.0.0b1"

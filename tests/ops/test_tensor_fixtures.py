@@ -3,7 +3,6 @@ indexing, creation, linalg, sorting, sequence), run through the graph compiler."
 import numpy as np
 import pytest
 
-from framework.ops import has_op
 from fixture_util import run_fixture
 
 MX1 = ["broadcast_ops", "elementwise", "expand_squeeze", "misc_ops", "reduce_ops",
@@ -27,6 +26,4 @@ def test_mxnet1_fixture(name):
 
 @pytest.mark.parametrize("name", MX2)
 def test_mxnet2_fixture(name):
-    if name == "np_reduce_softmax" and not (has_op("softmax") and has_op("log_softmax")):
-        pytest.skip("softmax / log_softmax not registered yet")
     _check("mxnet-2.0.0b1", name)

@@ -33,7 +33,8 @@ SYMBOLS.append((STORE / "mlp" / "1" / "mlp-symbol.json").read_bytes())
 PARAMS = [(MX1 / "fc_flatten-0000.params").read_bytes(),            # legacy NDArray list
           (MX1 / "batchnorm_variants-0000.params").read_bytes(),
           (STORE / "mlp" / "1" / "mlp-0000.params").read_bytes()]   # npz (2.x)
-STATS = {"symbol": [0, 0, 0.0, 0], "params": [0, 0, 0.0, 0]}   # examples, parsed, max s, max B
+# examples, parsed, max s, max B, non-framework exceptions
+STATS = {"symbol": [0, 0, 0.0, 0, 0], "params": [0, 0, 0.0, 0, 0]}
 EXTREME = [0, 1, 2**31 - 1, 2**32 - 1, 2**63 - 1, 2**64 - 1, 0x112, 0xF993FAC9, 0xF993FACA]
 JSON_LEAF = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
                       st.floats(allow_nan=True), st.text(max_size=20))
@@ -52,6 +53,15 @@ def worker():
     yield _worker
     _worker.close()
     _worker = None
+    _record_figures()
+
+
+def _record_figures() -> None:
+    """The reliability figures of this module's run (after its tests, whatever their order)."""
+    for kind, (n, ok, dt, peak, crashes) in STATS.items():
+        if n:
+            record("fuzz", f"{kind} parser (hypothesis)", inputs=n, parsed=ok, refused=n - ok,
+                   other_exceptions=crashes, max_seconds=round(dt, 3), max_traced_bytes=peak)
 
 
 def bounded(kind: str, data: bytes) -> None:
@@ -62,6 +72,7 @@ def bounded(kind: str, data: bytes) -> None:
     s[1] += outcome == "parsed"
     s[2] = max(s[2], dt)
     s[3] = max(s[3], peak)
+    s[4] += outcome == "crash"
     assert outcome != "crash", f"{kind} parser raised a non-framework exception:\n{detail}"
     assert dt < MAX_S, f"{kind} parse took {dt:.2f}s"
     # a parser may hold the input a few times over (copies, arrays), never much more
@@ -150,13 +161,6 @@ def test_symbol_json_parser_long(raw):
 @given(PARAMS_INPUTS)
 def test_params_parser_long(raw):
     bounded("params", raw)
-
-
-def test_zz_record_fuzz():
-    for kind, (n, ok, dt, peak) in STATS.items():
-        if n:
-            record("fuzz", f"{kind} parser (hypothesis)", inputs=n, parsed=ok, refused=n - ok,
-                   other_exceptions=0, max_seconds=round(dt, 3), max_traced_bytes=peak)
 
 
 @pytest.mark.slow

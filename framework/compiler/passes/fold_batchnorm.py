@@ -2,7 +2,8 @@
 
 y = gamma·(conv(x, W) + b − mean)/sqrt(var + eps) + beta  ==  conv(x, W·s) + (b − mean)·s + beta
 with s = gamma/sqrt(var + eps) per output channel (gamma = 1 under fix_gamma). Applies only when
-the producer's output feeds nothing but this BatchNorm, the BN normalises the channel axis (1),
+the producer's output feeds nothing but this BatchNorm, the BN normalises the channel axis (1,
+or the same axis counted from the end),
 and all weights are known variables. New parameters are named `<bn node>_fold_weight/_bias`.
 """
 from __future__ import annotations
@@ -11,8 +12,19 @@ from typing import Callable
 
 import numpy as np
 
+from ...ops.conv import convolution as CONVOLUTION
+from ...ops.nn_dense import fully_connected as FULLY_CONNECTED
+from ...ops.norm import batch_norm as BATCH_NORM
 from ...symbol.graph import Node, Symbol
-from .rewrite import consumers, rebuild
+from .rewrite import consumers, copy_node, rebuild
+
+
+def _channel_axis(axis: int, prod: Node) -> bool:
+    """Whether BatchNorm's `axis` is the producer's channel axis (1, or counted from the end of
+    a convolution's output: -3 for 2-D, -4 for 3-D)."""
+    if axis == 1:
+        return True
+    return prod.op is CONVOLUTION and axis == -(len(prod.parsed.kernel) + 1)
 
 
 def fold_batchnorm(sym: Symbol, params: dict[str, np.ndarray],
@@ -28,17 +40,17 @@ def fold_batchnorm(sym: Symbol, params: dict[str, np.ndarray],
         return params.get(node.name) if node.is_var else None
 
     def visit(n: Node, ins, done):
-        if n.opname != "BatchNorm" or n.parsed.get("output_mean_var"):
+        if n.op is not BATCH_NORM or n.parsed.get("output_mean_var"):
             return None
         prod_old = n.inputs[0][0]
-        if prod_old.opname not in ("Convolution", "FullyConnected") or uses.get(id(prod_old), 0) != 1:
+        if prod_old.op not in (CONVOLUTION, FULLY_CONNECTED) or uses.get(id(prod_old), 0) != 1:
             return None
         if keep is not None and keep(prod_old):
             return None
-        if n.parsed.axis not in (1, -3 if prod_old.opname == "Convolution" else 1):
-            if not (n.parsed.axis == 1):
-                return None
-        if prod_old.opname == "Convolution" and prod_old.parsed.get("layout") not in (None, "NCW", "NCHW", "NCDHW"):
+        if not _channel_axis(n.parsed.axis, prod_old):
+            return None
+        if prod_old.op is CONVOLUTION and \
+                prod_old.parsed.get("layout") not in (None, "NCW", "NCHW", "NCDHW"):
             return None
         stats = [var_value(e) for e in n.inputs[1:5]]
         w = var_value(prod_old.inputs[1])
@@ -55,11 +67,10 @@ def fold_batchnorm(sym: Symbol, params: dict[str, np.ndarray],
         new_b = ((b.astype(np.float64) - mean) * scale + beta).astype(w.dtype)
         wname, bname = f"{n.name}_fold_weight", f"{n.name}_fold_bias"
         params[wname], params[bname] = new_w, new_b
-        attrs = dict(prod_old.attrs)
-        attrs["no_bias"] = "0"
-        prod_new = Node(prod_old.opname, prod_old.name, attrs, op=prod_old.op)
         data_entry = done[id(prod_old.inputs[0][0])][prod_old.inputs[0][1]]
-        prod_new.inputs = [data_entry, (Node("null", wname), 0), (Node("null", bname), 0)]
+        prod_new = copy_node(prod_old, [data_entry, (Node("null", wname), 0),
+                                        (Node("null", bname), 0)], done,
+                             {**prod_old.attrs, "no_bias": "0"})
         return [(prod_new, 0)] + [(prod_new, 0)] * (n.num_outputs() - 1)
 
     out = rebuild(sym, visit)

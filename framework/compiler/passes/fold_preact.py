@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ops.nhwc import hs_conv2d as HS_CONV2D
+from ...ops.nhwc_eltwise import hs_affine as HS_AFFINE, hs_chmax as HS_CHMAX
 from ...symbol.graph import Node, Symbol
 from .rewrite import consumers, rebuild
 
@@ -25,13 +27,13 @@ def fold_preact(sym: Symbol, params: dict[str, np.ndarray]):
         return params.get(e[0].name) if e[0].is_var else None
 
     def visit(n: Node, ins, done):
-        if n.opname != "_hs_conv2d":
+        if n.op is not HS_CONV2D:
             return None
         a = n.parsed
         src = n.inputs[0][0]
         if (tuple(a.kernel) != (1, 1) or any(a.pad) or a.num_group != 1
                 or a.algo not in ("gemm", "gemm1x1")
-                or src.opname != "_hs_affine" or uses.get(id(src), 0) != 1):
+                or src.op is not HS_AFFINE or uses.get(id(src), 0) != 1):
             return None
         sa = src.parsed
         if sa.act_type != "relu":
@@ -56,12 +58,13 @@ def fold_preact(sym: Symbol, params: dict[str, np.ndarray]):
         params[thr_name] = (-t / s).astype(scale.dtype)
         params[wname] = (w64 * s[:, None]).astype(w.dtype)
         params[bname] = nb.astype(w.dtype)
-        m = Node("_hs_chmax", src.name, {"axis": str(sa.axis)})
-        m.inputs = [done[id(src.inputs[0][0])][src.inputs[0][1]], (Node("null", thr_name), 0)]
+        m = Node(HS_CHMAX.name, src.name, {"axis": str(sa.axis)},
+                 [done[id(src.inputs[0][0])][src.inputs[0][1]], (Node("null", thr_name), 0)],
+                 op=HS_CHMAX)
         attrs = {**n.attrs, "no_bias": "0", "algo": "gemm", "with_scale": "0"}
-        c = Node("_hs_conv2d", n.name, attrs)
-        c.inputs = [(m, 0), (Node("null", wname), 0), (Node("null", bname), 0)] + \
-            ([ins[-1]] if a.with_sum else [])
+        c = Node(HS_CONV2D.name, n.name, attrs,
+                 [(m, 0), (Node("null", wname), 0), (Node("null", bname), 0)]
+                 + ([ins[-1]] if a.with_sum else []), op=HS_CONV2D)
         return [(c, 0)]
 
     out = rebuild(sym, visit)

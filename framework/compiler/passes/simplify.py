@@ -1,7 +1,7 @@
 """Parameter-free graph simplification: identity removal, constant folding, dead-node removal.
 
-Identities at inference: Dropout, BlockGrad/stop_gradient, _copy, identity, and Cast to the
-dtype the value already has. Constant folding evaluates, once at build time, every node whose
+Identities at inference are the ops whose registry entry says so (`identity_at_inference`:
+Dropout, BlockGrad, copies). Constant folding evaluates, once at build time, every node whose
 inputs are all constants (creation ops such as `_npi_zeros` and whatever depends only on them);
 the results become `_hs_const` nodes holding the folded arrays. Dead nodes disappear by
 construction: the rebuilt graph holds only what its outputs reach.
@@ -10,21 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops.attrs import Attrs, Str
-from ...ops.registry import register
+from ...ops.attrs import Attrs
+from ...ops.const import const as CONST
 from ...symbol.graph import Node, Symbol
 from .rewrite import rebuild
 from .unknown_dims import unresolved_nodes
 
-_IDENTITY = {"Dropout", "_npx_dropout", "BlockGrad", "stop_gradient", "_copy", "_npi_copy",
-             "identity", "_identity_with_attr_like_rhs"}
 _MAX_FOLD_BYTES = 64 << 20
-
-
-@register("_hs_const", attrs={"key": Str("")}, inputs=())
-def _const_kernel(a):
-    """A constant folded at build time (its value lives on the node, not in the attrs)."""
-    raise RuntimeError("_hs_const nodes are bound to their value when the plan is built")
 
 
 class ConstNode(Node):
@@ -33,25 +25,20 @@ class ConstNode(Node):
 
 def remove_identities(sym: Symbol) -> Symbol:
     def visit(n: Node, ins, done):
-        if n.opname in _IDENTITY and ins:
-            if n.opname in ("Dropout", "_npx_dropout"):
-                return [ins[0]] * n.num_outputs()
-            return [ins[0]]
+        if not n.is_var and n.op.identity_at_inference and ins:
+            return [ins[0]] * n.num_outputs()
         return None
     return rebuild(sym, visit)
 
 
 def fold_constants(sym: Symbol) -> Symbol:
     def visit(n: Node, ins, done):
-        if n.is_var or n.op is None or n.opname == "_hs_const" or n.num_outputs() != 1:
+        if n.is_var or n.op is CONST or n.op.random or n.num_outputs() != 1:
             return None
         if unresolved_nodes([n]):          # 0 dims are only known per input signature
             return None
         srcs = [e[0] for e in ins]
         if not all(isinstance(s, ConstNode) for s in srcs):
-            return None
-        if n.opname in ("_npi_random_uniform", "_npi_random_normal", "_random_uniform",
-                        "_random_normal", "_sample_uniform", "_sample_normal"):
             return None
         try:
             res = n.op.kernel(n.parsed, *[s.value[i] for s, (_, i) in zip(srcs, ins)])
@@ -60,7 +47,7 @@ def fold_constants(sym: Symbol) -> Symbol:
         outs = res if isinstance(res, tuple) else (res,)
         if sum(np.asarray(o).nbytes for o in outs) > _MAX_FOLD_BYTES:
             return None
-        c = ConstNode("_hs_const", n.name, {"key": n.name})
+        c = ConstNode(CONST.name, n.name, {"key": n.name}, op=CONST)
         c.value = tuple(np.asarray(o) for o in outs)
         c._parsed = Attrs(key=n.name)
         return [(c, i) for i in range(len(outs))]

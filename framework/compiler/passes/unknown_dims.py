@@ -1,4 +1,5 @@
-"""Resolve the unknown dims (0) of legacy creation ops such as `_zeros(shape=(0, H))`.
+"""Resolve the unknown dims (0) of legacy creation ops such as `_zeros(shape=(0, H))`
+(`OpDef.unknown_zero_dims`: in MXNet 1.x a 0 in their shape is left to shape inference).
 
 MXNet 1.x graphs create RNN begin states with `_zeros` whose 0 dims are left for MXNet's
 bidirectional shape inference to fill (the batch size, known only from the data). We resolve them
@@ -9,18 +10,16 @@ from __future__ import annotations
 
 from ...ops.attrs import Attrs
 from ...symbol.graph import Node, Symbol
-
-LEGACY_CREATION = ("_zeros", "_ones", "_full", "_empty")
+from ...symbol.infer import infer_shapes
 
 
 def unresolved_nodes(order: list[Node]) -> list[Node]:
-    return [n for n in order if n.opname in LEGACY_CREATION
+    return [n for n in order if not n.is_var and n.op.unknown_zero_dims
             and any(d == 0 for d in (n.parsed.get("shape") or ()))]
 
 
 def resolve(sym: Symbol, nodes: list[Node], input_shapes: dict[str, tuple]) -> dict[int, Attrs]:
     """Attrs with concrete shapes for `nodes`, given the shapes of the graph inputs."""
-    from ...symbol.infer import infer_shapes
     candidates: list[int] = []
     for shp in input_shapes.values():
         for d in shp:

@@ -1,7 +1,7 @@
 """Activation layers."""
 from __future__ import annotations
 
-from ...ops.invoke import invoke
+from ...dispatch import invoke
 from ..hybrid_block import HybridBlock
 
 

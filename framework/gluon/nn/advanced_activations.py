@@ -7,7 +7,7 @@ print the generic Block repr (`PReLU(\\n\\n)`), as MXNet does.
 from __future__ import annotations
 
 from ... import initializer
-from ...ops.invoke import invoke
+from ...dispatch import invoke
 from ..hybrid_block import HybridBlock
 from ..parameter import Parameter
 

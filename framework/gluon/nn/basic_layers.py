@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import warnings
 
-from ...ops.invoke import invoke
+from ... import numpy as _np, numpy_extension as _npx
+from ...dispatch import invoke
 from ..block import Block, _indent
 from ..hybrid_block import HybridBlock
 from ..parameter import Parameter
+from .activations import Activation
 
 
 def _seq_repr(self) -> str:
@@ -27,6 +29,8 @@ def _seq_forward(self, x, *args):
 
 
 class _SeqMixin:
+    _summary_row = False         # a container: summary() lists its children, not itself
+
     def add(self, *blocks) -> None:
         for b in blocks:
             self._layers.append(b)
@@ -88,7 +92,6 @@ class Dense(HybridBlock):
         else:
             self.bias = None
         if activation is not None:
-            from .activations import Activation
             self.act = Activation(activation)
         else:
             self.act = None
@@ -155,7 +158,6 @@ class Lambda(Block):
     def __init__(self, function, prefix=None):
         super().__init__()
         if isinstance(function, str):
-            from ... import numpy as _np, numpy_extension as _npx
             for mod in (_np, _npx):
                 if hasattr(mod, function):
                     self._func_impl = getattr(mod, function)
@@ -180,7 +182,6 @@ class HybridLambda(HybridBlock):
     def __init__(self, function, prefix=None):
         super().__init__()
         if isinstance(function, str):
-            from ... import numpy as _np, numpy_extension as _npx
             for mod in (_np, _npx):
                 if hasattr(mod, function):
                     self._func = getattr(mod, function)

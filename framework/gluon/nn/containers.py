@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from ...ops.invoke import invoke
+from ...dispatch import invoke
 from .basic_layers import HybridSequential, Identity, Sequential
 
 __all__ = ["HybridConcatenate", "Concatenate", "HybridConcurrent", "Concurrent", "Identity"]

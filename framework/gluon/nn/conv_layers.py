@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from numbers import Number
 
-from ...ops.invoke import invoke
+from ...dispatch import invoke
 from ..hybrid_block import HybridBlock
 from ..parameter import Parameter
 from .activations import Activation

@@ -1,7 +1,7 @@
 """Embedding: index → dense vector lookup (`Embedding(10 -> 4, float32)`)."""
 from __future__ import annotations
 
-from ...ops.invoke import invoke
+from ...dispatch import invoke
 from ..hybrid_block import HybridBlock
 from ..parameter import Parameter
 

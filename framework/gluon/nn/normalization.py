@@ -10,7 +10,7 @@ import warnings
 
 import numpy as _onp
 
-from ...ops.invoke import invoke
+from ...dispatch import invoke
 from ..hybrid_block import HybridBlock
 from ..parameter import Parameter
 

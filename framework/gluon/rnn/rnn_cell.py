@@ -6,10 +6,11 @@ Each cell keeps MXNet's four parameters `i2h_weight`, `h2h_weight`, `i2h_bias`, 
 from __future__ import annotations
 
 from ... import numpy as _np
+from ...dispatch import invoke
 from ...ndarray import ndarray
-from ...ops.invoke import invoke
 from ..block import Block, _indent
 from ..hybrid_block import HybridBlock
+from ..nn.advanced_activations import LeakyReLU
 from ..parameter import Parameter
 
 __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell",
@@ -98,7 +99,6 @@ class RecurrentCell(Block):
     def _get_activation(self, x, activation):
         if isinstance(activation, str):
             return invoke("Activation", [x], {"act_type": activation})
-        from ..nn.advanced_activations import LeakyReLU
         if isinstance(activation, LeakyReLU):
             return invoke("LeakyReLU", [x], {"act_type": "leaky", "slope": activation._alpha})
         return activation(x)
@@ -112,12 +112,16 @@ class HybridRecurrentCell(RecurrentCell, HybridBlock):
 
 
 class _GatedCell(HybridRecurrentCell):
+    """A cell with `_gates` projections of input and hidden state (RNN 1, GRU 3, LSTM 4)."""
     _gates = 1
     _n_states = 1
 
-    def __init__(self, hidden_size, i2h_weight_initializer, h2h_weight_initializer,
-                 i2h_bias_initializer, h2h_bias_initializer, input_size):
+    def __init__(self, hidden_size: int, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size: int = 0,
+                 activation="tanh", recurrent_activation="sigmoid"):
         super().__init__()
+        self._activation = activation
+        self._recurrent_activation = recurrent_activation
         n = self._gates * hidden_size
         self._hidden_size = hidden_size
         self._input_size = input_size
@@ -184,14 +188,6 @@ class LSTMCell(_GatedCell):
     _gates = 4
     _n_states = 2
 
-    def __init__(self, hidden_size: int, i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size: int = 0,
-                 activation="tanh", recurrent_activation="sigmoid"):
-        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer,
-                         i2h_bias_initializer, h2h_bias_initializer, input_size)
-        self._activation = activation
-        self._recurrent_activation = recurrent_activation
-
     def _alias(self) -> str:
         return "lstm"
 
@@ -210,14 +206,6 @@ class LSTMCell(_GatedCell):
 class GRUCell(_GatedCell):
     """Gated recurrent unit cell (reset gate applied after the h2h projection, as cuDNN)."""
     _gates = 3
-
-    def __init__(self, hidden_size: int, i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size: int = 0,
-                 activation="tanh", recurrent_activation="sigmoid"):
-        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer,
-                         i2h_bias_initializer, h2h_bias_initializer, input_size)
-        self._activation = activation
-        self._recurrent_activation = recurrent_activation
 
     def _alias(self) -> str:
         return "gru"

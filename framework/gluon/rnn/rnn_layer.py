@@ -10,8 +10,8 @@ import json
 
 from ... import initializer as _init
 from ... import numpy as _np
+from ...dispatch import invoke
 from ...ndarray import ndarray
-from ...ops.invoke import invoke
 from ..hybrid_block import HybridBlock
 from ..parameter import Parameter
 

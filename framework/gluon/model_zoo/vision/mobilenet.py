@@ -1,7 +1,7 @@
 """MobileNet v1 (Howard et al. 2017) and v2 (Sandler et al. 2018) at widths 1.0/0.75/0.5/0.25."""
 from __future__ import annotations
 
-from ....ops.invoke import invoke
+from ....dispatch import invoke
 from ... import nn
 from ...hybrid_block import HybridBlock
 from ..model_store import load_pretrained

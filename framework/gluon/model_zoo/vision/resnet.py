@@ -5,7 +5,7 @@ names (`features.4.0.body.0.weight`) and MXNet's pretrained files line up.
 """
 from __future__ import annotations
 
-from ....ops.invoke import invoke
+from ....dispatch import invoke
 from ... import nn
 from ...hybrid_block import HybridBlock
 from ..model_store import load_pretrained
@@ -33,41 +33,55 @@ def _shortcut_v1(channels: int, stride: int, in_channels: int) -> nn.HybridSeque
     return down
 
 
-class BasicBlockV1(HybridBlock):
-    """Two 3x3 conv+BN, identity (or 1x1 conv+BN) shortcut, relu after the sum."""
+class _ResidualV1(HybridBlock):
+    """Post-activation residual block: a conv+BN body, an identity (or 1x1 conv+BN) shortcut,
+    relu after the sum."""
+    _residual_first = False     # the sum's operand order, as MXNet's block writes it
 
     def __init__(self, channels: int, stride: int, downsample: bool = False,
                  in_channels: int = 0, **kwargs):
         super().__init__(**kwargs)
         self.body = nn.HybridSequential()
-        self.body.add(_conv3x3(channels, stride, in_channels), nn.BatchNorm(),
-                      nn.Activation("relu"), _conv3x3(channels, 1, channels), nn.BatchNorm())
+        self.body.add(*self._layers(channels, stride, in_channels))
         self.downsample = _shortcut_v1(channels, stride, in_channels) if downsample else None
+
+    def _layers(self, channels: int, stride: int, in_channels: int) -> list:
+        raise NotImplementedError
 
     def forward(self, x):
         out = self.body(x)                 # body before shortcut: MXNet's op/summary order
         residual = self.downsample(x) if self.downsample else x
-        return _relu(residual + out)
+        return _relu(residual + out) if self._residual_first else _relu(out + residual)
 
 
-class BottleneckV1(HybridBlock):
+class BasicBlockV1(_ResidualV1):
+    """Two 3x3 conv+BN, identity (or 1x1 conv+BN) shortcut, relu after the sum."""
+    _residual_first = True
+
+    def _layers(self, channels: int, stride: int, in_channels: int) -> list:
+        return [_conv3x3(channels, stride, in_channels), nn.BatchNorm(), nn.Activation("relu"),
+                _conv3x3(channels, 1, channels), nn.BatchNorm()]
+
+
+class BottleneckV1(_ResidualV1):
     """1x1 reduce, 3x3, 1x1 expand (each conv+BN), shortcut, relu after the sum."""
 
-    def __init__(self, channels: int, stride: int, downsample: bool = False,
-                 in_channels: int = 0, **kwargs):
-        super().__init__(**kwargs)
+    def _layers(self, channels: int, stride: int, in_channels: int) -> list:
         mid = channels // 4
-        self.body = nn.HybridSequential()
-        self.body.add(nn.Conv2D(mid, kernel_size=1, strides=stride), nn.BatchNorm(),
-                      nn.Activation("relu"), _conv3x3(mid, 1, mid), nn.BatchNorm(),
-                      nn.Activation("relu"), nn.Conv2D(channels, kernel_size=1, strides=1),
-                      nn.BatchNorm())
-        self.downsample = _shortcut_v1(channels, stride, in_channels) if downsample else None
+        return [nn.Conv2D(mid, kernel_size=1, strides=stride), nn.BatchNorm(),
+                nn.Activation("relu"), _conv3x3(mid, 1, mid), nn.BatchNorm(),
+                nn.Activation("relu"), nn.Conv2D(channels, kernel_size=1, strides=1),
+                nn.BatchNorm()]
 
-    def forward(self, x):
-        out = self.body(x)
-        residual = self.downsample(x) if self.downsample else x
-        return _relu(out + residual)
+
+def _shortcut_v2(channels: int, stride: int, in_channels: int) -> nn.Conv2D:
+    return nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels)
+
+
+def _preact(block: HybridBlock, x) -> tuple:
+    """A v2 block's entry: bn1-relu of x, and the shortcut (tapped after it when downsampling)."""
+    act = _relu(block.bn1(x))
+    return act, (block.downsample(act) if block.downsample else x)
 
 
 class BasicBlockV2(HybridBlock):
@@ -80,14 +94,10 @@ class BasicBlockV2(HybridBlock):
         self.conv1 = _conv3x3(channels, stride, in_channels)
         self.bn2 = nn.BatchNorm()
         self.conv2 = _conv3x3(channels, 1, channels)
-        self.downsample = nn.Conv2D(channels, 1, stride, use_bias=False,
-                                    in_channels=in_channels) if downsample else None
+        self.downsample = _shortcut_v2(channels, stride, in_channels) if downsample else None
 
     def forward(self, x):
-        residual = x
-        x = _relu(self.bn1(x))
-        if self.downsample:
-            residual = self.downsample(x)
+        x, residual = _preact(self, x)
         x = self.conv2(_relu(self.bn2(self.conv1(x))))
         return x + residual
 
@@ -105,14 +115,10 @@ class BottleneckV2(HybridBlock):
         self.conv2 = _conv3x3(mid, stride, mid)
         self.bn3 = nn.BatchNorm()
         self.conv3 = nn.Conv2D(channels, kernel_size=1, strides=1, use_bias=False)
-        self.downsample = nn.Conv2D(channels, 1, stride, use_bias=False,
-                                    in_channels=in_channels) if downsample else None
+        self.downsample = _shortcut_v2(channels, stride, in_channels) if downsample else None
 
     def forward(self, x):
-        residual = x
-        x = _relu(self.bn1(x))
-        if self.downsample:
-            residual = self.downsample(x)
+        x, residual = _preact(self, x)
         x = self.conv1(x)
         x = self.conv2(_relu(self.bn2(x)))
         x = self.conv3(_relu(self.bn3(x)))

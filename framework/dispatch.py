@@ -1,13 +1,15 @@
-"""Imperative dispatch: run a registry op on framework arrays (and record it while tracing)."""
+"""Dispatch: run a registry op on framework arrays (and record it while tracing), or compose it
+on Symbols. The front ends (np, npx, gluon layers) call ops only through `invoke`; it sits above
+the registry, the array type and the graph, none of which import it."""
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as _onp
-
-from ..ndarray import ndarray
-from ..symbol import trace as _trace
-from .registry import OpDef, get_op
+from .ndarray import ndarray
+from .ops.registry import OpDef, get_op
+from .symbol import trace as _trace
+from .symbol.graph import Symbol
+from .symbol.ops import compose
 
 
 def invoke(op: OpDef | str, inputs: list, attrs: dict[str, Any] | None = None,
@@ -20,12 +22,8 @@ def invoke(op: OpDef | str, inputs: list, attrs: dict[str, Any] | None = None,
         op = get_op(op)
     attrs = attrs or {}
     a = op.parse_attrs(attrs)
-    for x in inputs:
-        if not isinstance(x, ndarray) and not isinstance(x, _onp.ndarray):
-            from ..symbol.graph import Symbol
-            if isinstance(x, Symbol):
-                from ..symbol.ops import compose
-                return compose(op, inputs, attrs, name)
+    if any(isinstance(x, Symbol) for x in inputs):
+        return compose(op, inputs, attrs, name)
     res = op.kernel(a, *[x._data if isinstance(x, ndarray) else x for x in inputs])
     outs = [ndarray(r) for r in res] if isinstance(res, tuple) else [ndarray(res)]
     tracer = _trace.current()

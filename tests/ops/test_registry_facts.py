@@ -1,0 +1,26 @@
+"""The registry fills itself once, on first lookup, and every thread sees it whole."""
+import json
+import subprocess
+import sys
+import textwrap
+
+
+def test_first_lookups_from_many_threads_see_the_whole_table():
+    code = textwrap.dedent("""
+        import threading
+        from framework.ops import registry
+        assert not registry._loaded
+        start = threading.Barrier(8)
+        sizes = []
+        def look():
+            start.wait()
+            sizes.append(len(registry.all_ops()))
+        threads = [threading.Thread(target=look) for _ in range(8)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        print(json.dumps([sizes, len(registry.all_ops())]))
+    """)
+    out = subprocess.run([sys.executable, "-c", "import json\n" + code], capture_output=True,
+                         text=True, check=True).stdout
+    sizes, total = json.loads(out)
+    assert total > 300 and sizes == [total] * 8
