@@ -10,7 +10,7 @@ from ..compiler.passes.unknown_dims import unresolved_nodes
 from ..symbol.graph import Node, Symbol, rename_vars
 from ..symbol.infer import infer_dtypes
 from .context import DEFAULT_OPSET, LoweringContext
-from .lowering import OnnxLoweringError, Unsupported
+from ..ops.lowering import OnnxLoweringError, Unsupported
 from .shapes import graph_shapes, resolved, varying_axes
 
 BATCH = "batch"          # the symbolic name of a dynamic leading axis

@@ -6,7 +6,7 @@ from typing import Sequence
 import numpy as np
 
 from .deps import require
-from .lowering import Unsupported
+from ..ops.lowering import Unsupported
 
 DEFAULT_OPSET = 18       # uniform Reduce* (axes as an input); Split/Pad/Resize of opset 18
 

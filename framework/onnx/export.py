@@ -11,7 +11,7 @@ from ..symbol.infer import _attr_shape
 from .build import lower_symbol
 from .context import DEFAULT_OPSET
 from .deps import require
-from .lowering import OnnxLoweringError
+from ..ops.lowering import OnnxLoweringError
 
 
 def export_symbol(symbol: Symbol, params: Mapping[str, np.ndarray], path: str | os.PathLike,

@@ -219,7 +219,7 @@ def leaky_relu(a, x, gamma=None):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import lowers, simple  # noqa: E402
+from .lowering import lowers, simple  # noqa: E402
 
 
 def _softrelu_onnx(ctx, x):

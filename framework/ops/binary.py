@@ -339,7 +339,7 @@ def add_n(a, *xs, out=None):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import Unsupported, lowers_named  # noqa: E402
+from .lowering import Unsupported, lowers_named  # noqa: E402
 
 
 def _float_mod_onnx(ctx, x, y, dt):
@@ -402,7 +402,7 @@ def _cmp_onnx(kind: str, scalar: bool):
 
 
 # the ONNX computation of each arithmetic op above (by canonical name)
-_ONNX_ARITH = {"_npi_add": "Add", "_npi_subtract": "Sub", "_npi_multiply": "Mul",
+_ONNX_ARITH = {"_npi_add": "Add", "elemwise_add": "Add", "_npi_subtract": "Sub", "_npi_multiply": "Mul",
                "_npi_power": "Pow", "broadcast_maximum": "Max", "broadcast_minimum": "Min",
                "_npi_mod": "Mod", "_npi_hypot": "Hypot", "_npi_true_divide": "Div",
                "broadcast_div": "Div", "_npi_fmax": "Max", "_npi_fmin": "Min"}

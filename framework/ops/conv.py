@@ -241,8 +241,8 @@ def convolution(a, x, w, b=None, out=None):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.layout import channel_first_weight, channel_wrapped  # noqa: E402
-from ..onnx.lowering import lowers  # noqa: E402
+from .lowering_layout import channel_first_weight, channel_wrapped  # noqa: E402
+from .lowering import lowers  # noqa: E402
 
 
 @lowers(convolution)

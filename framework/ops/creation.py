@@ -192,7 +192,7 @@ def size_array(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import Unsupported, lowers  # noqa: E402
+from .lowering import Unsupported, lowers, lowers_named  # noqa: E402
 
 
 def _fill_onnx(ctx, shape_tensor: str, value, dtype) -> str:
@@ -202,9 +202,10 @@ def _fill_onnx(ctx, shape_tensor: str, value, dtype) -> str:
 
 def _fill_value(node):
     a = node.parsed
-    return {"_npi_ones": 1}.get(node.op.name, getattr(a, "value", 0))
+    return 1 if node.op.kernel is ones.kernel else getattr(a, "value", 0)
 
 
+@lowers_named("_zeros", "_ones", "_full", "_empty")
 @lowers(zeros, ones, full, empty)
 def _fill_op_onnx(ctx, node, ins):
     """A constant, or (an MXNet 1.x state `_zeros((0, H))` whose 0 is the batch) zeros of the
@@ -240,6 +241,7 @@ def _fill_like_onnx(ctx, node, ins):
     return _fill_onnx(ctx, ctx.shape_of(ins[0]), np.asarray(value, dt).item(), dt)
 
 
+@lowers_named("amp_cast")
 @lowers(cast)
 def _cast_onnx(ctx, node, ins):
     return ctx.op("Cast", ins, to=ctx.tensor_type(node.parsed.dtype))

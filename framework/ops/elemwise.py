@@ -208,7 +208,7 @@ def bitwise_not(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import lowers, lowers_named  # noqa: E402
+from .lowering import lowers, lowers_named  # noqa: E402
 
 
 def _op(kind):

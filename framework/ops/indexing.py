@@ -286,7 +286,7 @@ def clip(a, x, out=None):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import lowers  # noqa: E402
+from .lowering import lowers  # noqa: E402
 
 
 @lowers(clip)

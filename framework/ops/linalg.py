@@ -284,7 +284,7 @@ def eigvalsh(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import lowers  # noqa: E402
+from .lowering import lowers  # noqa: E402
 
 
 def _cast2(ctx, ins):

@@ -74,7 +74,7 @@ def hs_dense(a, x, w, b=None, out=None):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import lowers  # noqa: E402
+from .lowering import lowers  # noqa: E402
 
 
 @lowers(fully_connected)

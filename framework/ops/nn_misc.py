@@ -281,7 +281,7 @@ def space_to_depth(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import lowers, refuse_if  # noqa: E402
+from .lowering import lowers, refuse_if  # noqa: E402
 
 
 @lowers(dropout, check=refuse_if(random_dropout_at_inference=lambda a: a.mode == "always"

@@ -257,8 +257,8 @@ def lrn(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.layout import per_axis  # noqa: E402
-from ..onnx.lowering import lowers  # noqa: E402
+from .lowering_layout import per_axis  # noqa: E402
+from .lowering import lowers  # noqa: E402
 
 
 def batch_norm_onnx(ctx, a, ins):

@@ -55,7 +55,7 @@ def batch_norm_relu(a, x, gamma, beta, mean, var):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import lowers  # noqa: E402
+from .lowering import lowers  # noqa: E402
 from .norm import batch_norm_onnx  # noqa: E402
 
 

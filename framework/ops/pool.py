@@ -311,8 +311,8 @@ def adaptive_avg_pooling2d(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.layout import channel_wrapped  # noqa: E402
-from ..onnx.lowering import lowers, refuse_if  # noqa: E402
+from .lowering_layout import channel_wrapped  # noqa: E402
+from .lowering import lowers, refuse_if  # noqa: E402
 
 
 def _global_pool_onnx(ctx, a, x, nd):

@@ -322,7 +322,7 @@ def np_norm(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import Unsupported, lowers, lowers_named, refuse_if  # noqa: E402
+from .lowering import Unsupported, lowers, lowers_named, refuse_if  # noqa: E402
 
 _ONNX_REDUCE = {"sum": "ReduceSum", "mean": "ReduceMean", "prod": "ReduceProd",
                 "max": "ReduceMax", "min": "ReduceMin", "nansum": "ReduceSum",

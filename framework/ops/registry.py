@@ -46,7 +46,7 @@ class OpDef:
     strict: bool = False                           # unknown (non-dunder) attr names are errors
     out: bool = False                              # kernel accepts out=
     flops: Callable[[Attrs, list, list], int] | None = None
-    # its ONNX lowering (framework.onnx.lowering.OnnxLowering, set by `@lowers` at the end of
+    # its ONNX lowering (ops.lowering.OnnxLowering, set by `@lowers` at the end of
     # the op's module), or None where ONNX cannot express the op
     onnx: Any = None
     doc: str = ""

@@ -235,7 +235,7 @@ def reshape_like(a, x, y):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import Unsupported, lowers  # noqa: E402
+from .lowering import Unsupported, lowers  # noqa: E402
 
 
 @lowers(flatten)

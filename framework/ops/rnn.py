@@ -284,7 +284,7 @@ def rnn_param_concat(a, *xs):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import Unsupported, lowers, refuse_if  # noqa: E402
+from .lowering import Unsupported, lowers, refuse_if  # noqa: E402
 
 # ONNX gate order from MXNet's: LSTM i,f,g,o → i,o,f,c; GRU r,z,n → z,r,h
 _ONNX_GATES = {"lstm": [0, 3, 1, 2], "gru": [1, 0, 2], "rnn_relu": [0], "rnn_tanh": [0]}

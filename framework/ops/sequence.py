@@ -83,7 +83,7 @@ def div_sqrt_dim(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import lowers  # noqa: E402
+from .lowering import lowers  # noqa: E402
 
 
 def _lengths_onnx(ctx, x, lens, axis):

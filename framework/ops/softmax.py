@@ -198,7 +198,7 @@ def logistic_regression_output(a, x, label=None):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import lowers, lowers_named, refuse_if  # noqa: E402
+from .lowering import lowers, lowers_named, refuse_if  # noqa: E402
 
 
 def _softmax_onnx_core(ctx, x, axis: int, temperature=None, log=False, negate=False):

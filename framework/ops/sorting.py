@@ -116,7 +116,7 @@ def trace(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from ..onnx.lowering import lowers  # noqa: E402
+from .lowering import lowers  # noqa: E402
 
 
 def _topk_onnx_core(ctx, x, axis, k, ascend):

@@ -1,17 +1,18 @@
 """How an operator says it lowers to ONNX: the `OpDef.onnx` field and the `lowers` decorator.
 
+It lives with the registry because a lowering is part of the op's entry; `framework.onnx`
+(building, exporting, running models) reads it from there.
+
 This module imports neither `onnx` nor `onnxruntime`: every op family module attaches its
 lowerings at import time, also where those packages are not installed.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from ..base import MXNetError
-
-if TYPE_CHECKING:
-    from ..ops.registry import OpDef
+from .registry import _OPS, OpDef
 
 
 class Unsupported(Exception):
@@ -46,7 +47,7 @@ class OnnxLowering:
         return self.check(attrs) if self.check is not None else None
 
 
-def lowers(*ops: "OpDef", check: CheckFn | None = None) -> Callable[[LowerFn], LowerFn]:
+def lowers(*ops: OpDef, check: CheckFn | None = None) -> Callable[[LowerFn], LowerFn]:
     """Decorator: `@lowers(conv_op, check=...)` attaches the function as those ops' lowering."""
 
     def deco(fn: LowerFn) -> LowerFn:
@@ -59,7 +60,6 @@ def lowers(*ops: "OpDef", check: CheckFn | None = None) -> Callable[[LowerFn], L
 
 def lowers_named(*names: str, check: CheckFn | None = None) -> Callable[[LowerFn], LowerFn]:
     """`lowers` for ops registered in a loop (no module-level OpDef): by any registered name."""
-    from ..ops.registry import _OPS      # the family module being imported registered them
     return lowers(*(_OPS[n] for n in names), check=check)
 
 
