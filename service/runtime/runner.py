@@ -34,6 +34,7 @@ from .compiled import BoundOp, optimised_twin, verification_inputs
 from .signature import (IOSpec, concrete, default_input, infer_outputs, looks_like_param,
                         output_names)
 from .summary import graph_table
+from .transforms import Transforms
 
 log = logging.getLogger("hybridserve.runner")
 # SymbolBlock (as MXNet's) warns this for every untyped data input; as noise in
@@ -101,6 +102,7 @@ class Runner:
         self._built = False
         self._lock = threading.Lock()
         self._summaries: dict[int, dict] = {}
+        self.transforms = Transforms()      # image inputs, output labels (transforms.py)
 
     # -- loading -------------------------------------------------------------------------------
     @classmethod
@@ -140,6 +142,7 @@ class Runner:
                                 if s.shape is not None}, max_tensor_elements, max_activation_bytes,
                           params={k: tuple(v.shape) for k, v in params.items()})
         r = cls(name, version, block, sym, inputs, outputs, effective)
+        r.transforms = Transforms.build(name, effective, inputs, files)
         r._warm_up(explicit=bool(cfg.inputs), optimize=optimize, buffer_sets=buffer_sets,
                    progress=say)
         r.flops_per_item = r._estimate_flops()
@@ -196,9 +199,10 @@ class Runner:
         if mbs > 0 and not batchable:
             raise BadRequest("max_batch_size > 0 needs every input shape to start with a free "
                              "(-1) batch dim")
+        declared = {t.name: t.extras() for t in (*cfg.inputs, *cfg.outputs)}
         return cfg.model_copy(update={
-            "name": name, "inputs": [s.to_spec() for s in inputs],
-            "outputs": [s.to_spec() for s in outputs], "max_batch_size": mbs,
+            "name": name, "inputs": [s.to_spec(declared.get(s.name)) for s in inputs],
+            "outputs": [s.to_spec(declared.get(s.name)) for s in outputs], "max_batch_size": mbs,
             "description": cfg.description or ("inferred from the graph" if inferred else "")})
 
     @staticmethod

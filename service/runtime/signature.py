@@ -38,9 +38,11 @@ class IOSpec:
         return {"name": self.name, "datatype": self.datatype,
                 "shape": list(self.shape) if self.shape is not None else [-1]}
 
-    def to_spec(self) -> TensorSpec:
+    def to_spec(self, extras: dict | None = None) -> TensorSpec:
+        """As a config entry; `extras`: declared preprocessing / labels to keep."""
         return TensorSpec(name=self.name, datatype=self.datatype,
-                          shape=list(self.shape) if self.shape is not None else None)
+                          shape=list(self.shape) if self.shape is not None else None,
+                          **(extras or {}))
 
 
 def looks_like_param(name: str) -> bool:
