@@ -32,7 +32,8 @@ from .progress import Progress
 
 def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", nargs="?", help="model name in the store")
-    p.add_argument("--model-store", default="model_store")
+    p.add_argument("--model-store", default="model_store",
+                   help="model repository directory (default: model_store)")
     p.add_argument("--version", help="version (default: highest)")
     p.add_argument("--symbol", help="a *-symbol.json file (instead of a store model)")
     p.add_argument("--params", help="the matching .params file")
@@ -226,8 +227,9 @@ def run(func, args: argparse.Namespace) -> int:
 def add_commands(sub) -> None:
     p = sub.add_parser("summary", help="print a model's layer table")
     _add_model_args(p)
-    p.add_argument("--batch-size", type=int, default=1)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--batch-size", type=int, default=1,
+                   help="batch size the shapes and FLOPs are computed for (default 1)")
+    p.add_argument("--json", action="store_true", help="the table as JSON instead of text")
     p.set_defaults(func=cmd_summary)
     p = sub.add_parser("validate", help="load and warm a model as the server would (exit 1 "
                                         "if it would be refused)")
@@ -254,6 +256,9 @@ def add_commands(sub) -> None:
     _add_model_args(p)
     p.add_argument("--out", required=True, help="output prefix (writes PREFIX-symbol.json, "
                                                 "PREFIX-NNNN.params)")
-    p.add_argument("--format", choices=["2.x", "1.x"], default="2.x")
-    p.add_argument("--epoch", type=int, default=0)
+    p.add_argument("--format", choices=["2.x", "1.x"], default="2.x",
+                   help="2.x: npz params + 2.x JSON; 1.x: legacy NDArray-list params + 1.x JSON "
+                        "(default 2.x)")
+    p.add_argument("--epoch", type=int, default=0,
+                   help="epoch number in the params file name (default 0)")
     p.set_defaults(func=cmd_convert)

@@ -121,7 +121,7 @@ class Runner:
         sym, params = _read_files(files, max_nodes, max_params_bytes, max_symbol_bytes,
                                   max_json_depth, say)
         cfg = config or ModelConfig()
-        data_names = cls._data_names(sym, params, cfg)
+        data_names = cls._data_names(sym, params, cfg, files.params is not None)
         say("building the block")
         try:   # from what was parsed above: neither file is read twice
             block = SymbolBlock.from_graph(sym, data_names,
@@ -150,7 +150,7 @@ class Runner:
         return r
 
     @staticmethod
-    def _data_names(sym, params: dict, cfg: ModelConfig) -> list[str]:
+    def _data_names(sym, params: dict, cfg: ModelConfig, has_params: bool = True) -> list[str]:
         graph_inputs = sym.list_inputs()
         if cfg.inputs:
             names = [t.name for t in cfg.inputs]
@@ -166,6 +166,9 @@ class Runner:
             return names
         names = [n for n in graph_inputs if n not in params]
         missing = [n for n in names if looks_like_param(n)]
+        if missing and not has_params:
+            raise BadRequest(f"cannot load model: no params file was given, and the graph needs "
+                             f"parameters {missing}"[:1000])
         if missing:
             raise BadRequest(f"cannot load model: the params file lacks {missing}"[:1000])
         if not names:
