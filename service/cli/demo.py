@@ -101,6 +101,27 @@ CONFIGS = {
 EXTRA_FILES = {"colors": {"labels.txt": "".join(f"{c}\n" for c in COLORS)}}
 
 
+_SHORT = {"FullyConnected": "dense", "Convolution": "conv", "Pooling": "pool",
+          "Flatten": "flatten", "softmax": "softmax", "_npx_softmax": "softmax"}
+
+
+def name_layers(symbol: Path) -> None:
+    """Traced graphs name op nodes `node_<k>` (as MXNet 2.x does); the demo models get names a
+    reader can follow instead: dense0, relu0, conv1, pool1, … (per kind, in graph order)."""
+    text = symbol.read_text()
+    counts: dict[str, int] = {}
+    for node in json.loads(text)["nodes"]:
+        if node["op"] == "null":
+            continue
+        kind = (node.get("attrs", {}).get("act_type") if node["op"] == "Activation"
+                else _SHORT.get(node["op"], node["op"].lstrip("_").lower()))
+        new = f"{kind}{counts.get(kind, 0)}"
+        counts[kind] = counts.get(kind, 0) + 1
+        # in place, so the file keeps the exporter's layout
+        text = text.replace(f'"name": "{node["name"]}"', f'"name": "{new}"', 1)
+    symbol.write_text(text)
+
+
 def export_model(name: str, builder, store: Path) -> Path:
     mx.random.seed(SEED)
     net, shape = builder()
@@ -112,6 +133,7 @@ def export_model(name: str, builder, store: Path) -> Path:
         shutil.rmtree(vdir)
     vdir.mkdir(parents=True)
     net.export(str(vdir / name), epoch=0)
+    name_layers(vdir / f"{name}-symbol.json")
     (store / name / "config.json").write_text(json.dumps({"name": name, **CONFIGS[name]},
                                                           indent=2) + "\n")
     for fname, text in EXTRA_FILES.get(name, {}).items():
