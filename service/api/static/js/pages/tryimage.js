@@ -4,7 +4,7 @@
 // classification=k on every output, so the server decodes it exactly as any client's image,
 // and the top-k come back as "score:index:label" strings, shown here as a table.
 
-import { h, clear, fmtMs, errorBox } from "../dom.js";
+import { h, clear, fmtMs, errorBox, acceptDrops } from "../dom.js";
 import { request, get, modelPath } from "../api.js";
 
 /** The model's image input (its config entry) or null. */
@@ -90,16 +90,6 @@ export function imageCard(ctx, input, outputs) {
   }
 
   picker.addEventListener("change", () => { if (picker.files[0]) run(picker.files[0]); });
-  let depth = 0;
-  zone.addEventListener("dragenter", (e) => { e.preventDefault(); depth++; zone.classList.add("over"); });
-  zone.addEventListener("dragleave", () => { if (--depth <= 0) { depth = 0; zone.classList.remove("over"); } });
-  zone.addEventListener("dragover", (e) => { e.preventDefault(); e.dataTransfer.dropEffect = "copy"; });
-  zone.addEventListener("drop", (e) => {
-    e.preventDefault();
-    depth = 0;
-    zone.classList.remove("over");
-    const f = e.dataTransfer.files[0];
-    if (f) run(f);
-  });
+  acceptDrops(zone, (files) => { if (files[0]) run(files[0]); });
   return h("section.card", { "aria-labelledby": "try-image-h" }, h("h2#try-image-h", null, "Image"), zone, status, out);
 }
