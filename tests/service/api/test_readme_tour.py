@@ -1,5 +1,6 @@
-"""The README's Python example runs and shows its result, and its tritonclient snippet reads
-the exported model's output name from the metadata (a traced graph names it `node_k_output`)."""
+"""The README's Python example runs and shows its result; the exported model's output is served
+as `output` (the traced graph calls it `node_2_output`), and the README's tritonclient snippet
+reads it from the metadata."""
 from __future__ import annotations
 
 import contextlib
@@ -27,8 +28,10 @@ def test_python_example_then_tritonclient_snippet(tmp_path, http, server):
     files = {"symbol": ("mymlp-symbol.json", (tmp_path / "mymlp-symbol.json").read_bytes()),
              "params": ("mymlp-0000.params", (tmp_path / "mymlp-0000.params").read_bytes())}
     assert http.post("/v2/repository/models/mymlp/upload", files=files).status_code == 201
+    # the traced head `node_2_output` is served under a name a user can guess
+    assert [o["name"] for o in http.get("/v2/models/mymlp").json()["outputs"]] == ["output"]
     try:
-        snippet = _blocks("read the names from the model's metadata")[0]
+        snippet = _blocks("the server calls such outputs")[0]
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             exec(snippet.replace("localhost:8000", server.hostport), {})   # noqa: S102 - README
