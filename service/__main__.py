@@ -1,4 +1,5 @@
-"""`python -m service --model-store PATH --host H --port N [--workers N] [--log-level L]`."""
+"""`python -m service [--model-store PATH] [--port N] ...`: `hybridserve serve`, every setting a
+flag (`--help` lists them)."""
 from __future__ import annotations
 
 import argparse

@@ -68,6 +68,9 @@ class Settings(BaseSettings):
     max_graph_nodes: int = 100_000
     max_symbol_bytes: int = 64 * MiB
     max_config_bytes: int = 1 * MiB
+    # an encoded image (preprocessed input) is refused by its header's dimensions, before
+    # it is decoded, beyond this many pixels (Pillow's own bomb check is ~89 Mpx)
+    max_image_pixels: int = 40_000_000
     max_params_bytes: int = 2048 * MiB
     max_json_depth: int = 64           # any JSON document: request bodies, configs, symbols
     # a model whose warm-up shapes would need a single tensor over max_tensor_elements, or

@@ -10,15 +10,17 @@ error bodies are the shared rules of rules.py.
 from __future__ import annotations
 
 import re
+import time
 
 from ..core.dataplane import Core
 from ..protocol.codec import parse_request
+from .raw import is_raw, raw_request
 from .rules import (JSON, authorize, check_content_length, decode_body, error_json, failure,
                     raw_headers, read_body, send_response)
 
 _INFER = re.compile(r"^/v2/models/([^/]+)(?:/versions/([^/]+))?/infer$")
 _WANTED = (b"authorization", b"content-length", b"content-encoding",
-           b"inference-header-content-length")
+           b"inference-header-content-length", b"content-type")
 
 
 def match(scope) -> tuple[str, str | None] | None:
@@ -41,8 +43,14 @@ async def _infer(core: Core, name: str, version: str | None, scope, receive
     enc = h.get(b"content-encoding")
     body = decode_body(body, enc.decode("latin-1") if enc else None, s.max_body_bytes)
     hlen = h.get(b"inference-header-content-length")
-    req = parse_request(body, hlen.decode("latin-1") if hlen is not None else None,
-                        s.max_tensor_elements, s.max_json_depth)
+    t0 = time.perf_counter_ns()
+    if is_raw(hlen, h.get(b"content-type")):
+        req = raw_request(core.registry.get(name, version).runner, body, hlen,
+                          h.get(b"content-type"), scope.get("query_string", b""))
+    else:
+        req = parse_request(body, hlen.decode("latin-1") if hlen is not None else None,
+                            s.max_tensor_elements, s.max_json_depth)
+    req.decode_ns = time.perf_counter_ns() - t0
     content, headers, media = await core.infer(name, version, req)
     return content, media.encode(), raw_headers(headers)
 

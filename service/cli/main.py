@@ -1,10 +1,13 @@
-"""`hybridserve` command line: `serve` (the server) and the offline `summary`, `validate`,
-`predict`, `inspect` and `convert` (see offline.py)."""
+"""hybridserve: serve MXNet exports over the Open Inference Protocol v2 (`serve`), or work on a
+model without a server: `summary`, `validate`, `predict` (arrays or images), `inspect`,
+`convert`. `hybridserve COMMAND --help` lists each command's options."""
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
 import os
+import socket
 import sys
 from typing import Sequence
 
@@ -14,16 +17,28 @@ from ..api.app import create_app
 from ..logs import uvicorn_log_config
 from ..settings import Settings
 from . import offline
+from .flags import add_settings_flags, overrides as flag_overrides
 
-_SERVE_FLAGS = ("model_store", "host", "port", "workers", "log_level")
+add_serve_args = add_settings_flags
 
 
-def add_serve_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model-store", help="model repository directory (default: model_store)")
-    p.add_argument("--host", help="bind address (default 127.0.0.1)")
-    p.add_argument("--port", type=int, help="port (default 8000)")
-    p.add_argument("--workers", type=int, help="worker processes (default 1)")
-    p.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"])
+def port_problem(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be bound now (None: it can) — checked before any model loads."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        return f"cannot resolve host {host!r}: {e.strerror}"
+    family, kind, proto, _, addr = infos[0]
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)    # as uvicorn binds
+        try:
+            s.bind(addr)
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                return (f"port {port} on {host} is already in use (another hybridserve?): "
+                        f"stop it or choose another --port")
+            return f"cannot listen on {host}:{port}: {e.strerror}"
+    return None
 
 
 def _loopback(host: str) -> bool:
@@ -36,14 +51,17 @@ def _loopback(host: str) -> bool:
 
 
 def serve(args: argparse.Namespace) -> int:
-
-    overrides = {k: getattr(args, k) for k in _SERVE_FLAGS if getattr(args, k, None) is not None}
-    settings = Settings(**overrides)
+    overrides = flag_overrides(args)
     try:
+        settings = Settings(**overrides)
         settings.check()
     except ValueError as e:
         print(f"hybridserve: {e}", file=sys.stderr)
         return 2
+    problem = port_problem(settings.host, settings.port)
+    if problem:
+        print(f"hybridserve: error: {problem}", file=sys.stderr)
+        return 1
     if not _loopback(settings.host) and settings.auth_token is None:
         print(f"hybridserve: warning: listening on {settings.host} without HYBRIDSERVE_AUTH_TOKEN:"
               " anyone who can reach this port can upload, delete and inspect models",
@@ -56,7 +74,8 @@ def serve(args: argparse.Namespace) -> int:
         # workers are separate processes: hand them the settings through the environment
         # (each worker polls the store manifest, HYBRIDSERVE_STORE_POLL_S, to stay in step)
         for k, v in overrides.items():
-            os.environ[f"HYBRIDSERVE_{k.upper()}"] = str(v)
+            os.environ[f"HYBRIDSERVE_{k.upper()}"] = (str(v).lower() if isinstance(v, bool)
+                                                      else str(v))
         uvicorn.run("service.api.app:create_app_from_env", factory=True, workers=settings.workers,
                     **common)
     else:
@@ -67,7 +86,9 @@ def serve(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hybridserve", description=__doc__)
     sub = parser.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("serve", help="run the inference server")
+    p = sub.add_parser("serve", help="run the inference server (every setting is a flag)",
+                       description="Run the inference server. Every flag is also an "
+                                   "environment variable HYBRIDSERVE_<NAME>; flags win.")
     add_serve_args(p)
     p.set_defaults(func=serve)
     offline.add_commands(sub)

@@ -19,24 +19,36 @@ import orjson
 from framework.base import MXNetError
 
 from ..errors import BadRequest, ServiceError
-from ..protocol.codec import InferInput, parse_request
+from ..protocol.codec import InferInput, classify, parse_request
 from ..protocol.datatypes import v2_datatype
 from ..repository.config import parse_config
 from ..repository.store import ModelFiles, ModelStore
 from ..runtime.inspection import inspect_model
 from ..runtime.runner import Runner
 from ..runtime.summary import render_text
+from ..settings import Settings
 from .progress import Progress
 
 
 def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", nargs="?", help="model name in the store")
-    p.add_argument("--model-store", default="model_store")
+    p.add_argument("--model-store", default="model_store",
+                   help="model repository directory (default: model_store)")
     p.add_argument("--version", help="version (default: highest)")
     p.add_argument("--symbol", help="a *-symbol.json file (instead of a store model)")
     p.add_argument("--params", help="the matching .params file")
     p.add_argument("--config", help="a config.json")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
+
+def _add_input_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--input", metavar="FILE",
+                   help=".npy (one input; float64 is cast for a float32 model when exact "
+                        "enough), .npz keyed by input name (other keys ignored), or .json "
+                        "({name: nested list}, a nested list, or an infer request body)")
+    p.add_argument("--image", action="append", metavar="FILE",
+                   help="an image (JPEG, PNG, WebP, BMP) for the model's image input, "
+                        "preprocessed as its config declares; repeat for a batch")
 
 
 def _load(args: argparse.Namespace) -> Runner:
@@ -80,24 +92,63 @@ def _from_json(runner: Runner, raw: bytes) -> list[InferInput]:
     return out
 
 
-def _inputs(runner: Runner, path: str | None) -> list[np.ndarray]:
-    """Arrays in the model's input order, checked exactly as a request would be."""
-    if path is None:
+def _inputs(runner: Runner, path: str | None, images: list[str] | None = None,
+            say=None) -> list[np.ndarray]:
+    """Arrays in the model's input order, checked exactly as a request would be; images go
+    through the model's declared preprocessing (the server's own path)."""
+    say = say or (lambda _m: None)
+    if images:
+        name = runner.transforms.image_input()
+        if name is None:
+            raise BadRequest(f"model '{runner.name}' declares no image input (config: an "
+                             "input with \"preprocess\": {\"type\": \"image\", ...})")
+        blobs = np.empty(len(images), dtype=object)
+        blobs[:] = [Path(p).read_bytes() for p in images]
+        given = runner.transforms.apply([InferInput(name, "BYTES", blobs.shape, blobs)],
+                                        Settings().max_image_pixels)
+    elif path is None:
         raise BadRequest("--input FILE is required (.npy for one input, .npz keyed by input "
-                         "name, or .json)")
-    if path.endswith(".json"):
+                         "name, or .json)" + (" or --image FILE" if runner.transforms.images
+                                              else ""))
+    elif path.endswith(".json"):
         given = _from_json(runner, Path(path).read_bytes())
     else:
-        z = np.load(path, allow_pickle=False)
-        if isinstance(z, np.ndarray):
-            if len(runner.inputs) != 1:
-                raise BadRequest(f"a .npy file gives one input; the model takes "
-                                 f"{[s.name for s in runner.inputs]}: use .npz")
-            z = {runner.inputs[0].name: z}
-        given = [InferInput(k, v2_datatype(np.asarray(z[k]).dtype), np.asarray(z[k]).shape,
-                            np.asarray(z[k])) for k in (z.files if hasattr(z, "files") else z)]
+        given = _from_numpy(runner, np.load(path, allow_pickle=False), say)
     arrays, _ = runner.validate(given)
     return arrays
+
+
+def _from_numpy(runner: Runner, z, say) -> list[InferInput]:
+    """A .npy (one input) or an .npz whose keys name the inputs (other keys ignored)."""
+    names = [s.name for s in runner.inputs]
+    if isinstance(z, np.ndarray):
+        if len(names) != 1:
+            raise BadRequest(f"a .npy file gives one input; the model takes {names}: use .npz")
+        z = {names[0]: z}
+    else:
+        missing = [n for n in names if n not in z.files]
+        if missing:
+            raise BadRequest(f".npz file lacks {missing} (its keys: {z.files}; the model "
+                             f"takes {names})")
+        extra = [k for k in z.files if k not in names]
+        if extra:
+            say(f"ignoring .npz keys {extra}: not inputs of the model ({names})")
+    return [_cast_input(s, np.asarray(z[s.name]), say) for s in runner.inputs]
+
+
+def _cast_input(spec, a: np.ndarray, say) -> InferInput:
+    """A float64 array (NumPy's default) for a float32 input is cast when nothing is lost
+    beyond float32 rounding (no overflow, no non-zero flushed to zero), and the user is told."""
+    if a.dtype == np.float64 and spec.dtype == np.float32:
+        with np.errstate(over="ignore", under="ignore"):
+            c = a.astype(np.float32)
+        lost = (np.isfinite(c) != np.isfinite(a)) | ((c == 0) & (a != 0))
+        if lost.any():
+            raise BadRequest(f"input '{spec.name}' is float64 and does not fit float32 "
+                             f"({int(lost.sum())} values overflow or underflow)")
+        say(f"input '{spec.name}': cast float64 → float32 (the model's datatype)")
+        a = c
+    return InferInput(spec.name, v2_datatype(a.dtype), a.shape, a)
 
 
 def _dump(doc) -> None:
@@ -121,14 +172,24 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say(args: argparse.Namespace):
+    return (lambda _m: None) if args.quiet else (
+        lambda m: print(f"hybridserve {args.cmd}: {m}", file=sys.stderr))
+
+
 def cmd_predict(args: argparse.Namespace) -> int:
     r = _load(args)
-    outs = r.run(_inputs(r, args.input))
+    outs = r.run(_inputs(r, args.input, args.image, _say(args)))
+    top = args.top if args.top is not None else (5 if args.image else 0)
+    named = {s.name: np.asarray(o) for s, o in zip(r.outputs, outs)}
     if args.output:
-        np.savez(args.output, **{s.name: np.asarray(o) for s, o in zip(r.outputs, outs)})
+        np.savez(args.output, **named)
+    elif top > 0:      # the server's classification extension: score:index[:label]
+        tops = {n: classify(o, top, r.transforms.labels.get(n)) for n, o in named.items()}
+        print(orjson.dumps({n: [[v.decode() for v in row] for row in t.reshape(-1, t.shape[-1])]
+                            for n, t in tops.items()}, option=orjson.OPT_INDENT_2).decode())
     else:
-        print(orjson.dumps({s.name: np.asarray(o) for s, o in zip(r.outputs, outs)},
-                           option=orjson.OPT_SERIALIZE_NUMPY).decode())
+        print(orjson.dumps(named, option=orjson.OPT_SERIALIZE_NUMPY).decode())
     return 0
 
 
@@ -136,7 +197,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     r = _load(args)
     params = {"filter": args.filter, "regex": args.regex, "monitor_all": args.monitor_all,
               "include_values": args.max_values > 0, "max_values": args.max_values}
-    _dump(inspect_model(r, _inputs(r, args.input), params, 100_000, 1_000_000))
+    _dump(inspect_model(r, _inputs(r, args.input, args.image, _say(args)), params, 100_000,
+                        1_000_000))
     return 0
 
 
@@ -169,21 +231,25 @@ def run(func, args: argparse.Namespace) -> int:
 def add_commands(sub) -> None:
     p = sub.add_parser("summary", help="print a model's layer table")
     _add_model_args(p)
-    p.add_argument("--batch-size", type=int, default=1)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--batch-size", type=int, default=1,
+                   help="batch size the shapes and FLOPs are computed for (default 1)")
+    p.add_argument("--json", action="store_true", help="the table as JSON instead of text")
     p.set_defaults(func=cmd_summary)
     p = sub.add_parser("validate", help="load and warm a model as the server would (exit 1 "
                                         "if it would be refused)")
     _add_model_args(p)
     p.set_defaults(func=cmd_validate)
-    p = sub.add_parser("predict", help="run a model on .npy/.npz/.json input")
+    p = sub.add_parser("predict", help="run a model on .npy/.npz/.json input or on images")
     _add_model_args(p)
-    p.add_argument("--input")
+    _add_input_args(p)
+    p.add_argument("--top", type=int, metavar="K",
+                   help="print each output as its top K classes, score:index[:label] "
+                        "(default with --image: 5)")
     p.add_argument("--output", help="write outputs to this .npz instead of printing JSON")
     p.set_defaults(func=cmd_predict)
     p = sub.add_parser("inspect", help="per-op tensor statistics for one input")
     _add_model_args(p)
-    p.add_argument("--input")
+    _add_input_args(p)
     p.add_argument("--filter", help="substring of node name or op (case-insensitive)")
     p.add_argument("--regex", action="store_true",
                    help="--filter is a regular expression (case-insensitive)")
@@ -195,6 +261,9 @@ def add_commands(sub) -> None:
     p.add_argument("--out", required=True, help="output prefix (writes PREFIX-symbol.json and "
                                                 "PREFIX-NNNN.params, or PREFIX.onnx)")
     p.add_argument("--format", "--to", dest="format", choices=["2.x", "1.x", "onnx"],
-                   default="2.x", help="what to write (default 2.x)")
-    p.add_argument("--epoch", type=int, default=0)
+                   default="2.x",
+                   help="2.x: npz params + 2.x JSON; 1.x: legacy NDArray-list params + 1.x JSON; "
+                        "onnx: one standard ONNX file (default 2.x)")
+    p.add_argument("--epoch", type=int, default=0,
+                   help="epoch number in the params file name (default 0)")
     p.set_defaults(func=cmd_convert)

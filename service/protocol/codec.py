@@ -42,6 +42,7 @@ class InferRequest:
     outputs: list[RequestedOutput] | None
     parameters: dict[str, Any] = field(default_factory=dict)
     binary_output: bool = False
+    decode_ns: int = 0          # time spent parsing the body (Triton's compute_input counts it)
 
 
 def decompress(body: bytes, encoding: str | None, limit: int) -> bytes:
@@ -178,8 +179,9 @@ def _parse_outputs(raw: Any) -> list[RequestedOutput] | None:
     return outs
 
 
-def classify(arr: np.ndarray, k: int) -> np.ndarray:
-    """Triton classification extension: top-k of the last axis as BYTES 'value:index'."""
+def classify(arr: np.ndarray, k: int, labels: list[str] | None = None) -> np.ndarray:
+    """Triton classification extension: top-k of the last axis as BYTES 'value:index', or
+    'value:index:label' when the output has labels (an index past them gets none)."""
     a = arr if arr.ndim > 1 else arr.reshape(1, -1)
     flat = a.reshape(-1, a.shape[-1])
     k = min(k, flat.shape[1])
@@ -188,7 +190,8 @@ def classify(arr: np.ndarray, k: int) -> np.ndarray:
     for r in range(idx.shape[0]):
         for c in range(k):
             i = int(idx[r, c])
-            out[r, c] = f"{float(flat[r, i]):f}:{i}".encode()
+            tag = f":{labels[i]}" if labels is not None and i < len(labels) else ""
+            out[r, c] = f"{float(flat[r, i]):f}:{i}{tag}".encode()
     return out.reshape(a.shape[:-1] + (k,)) if arr.ndim > 1 else out.reshape(k)
 
 

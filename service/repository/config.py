@@ -6,7 +6,7 @@ Our form lists full shapes (batch dim included, -1 = free); Triton's (`input`/`o
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -15,12 +15,53 @@ from ..errors import BadRequest
 from ..protocol.datatypes import V2_TO_NUMPY, from_triton_type, triton_type
 
 
+class ImagePreprocess(BaseModel):
+    """How encoded images sent for an input become its tensor (runtime/images.py):
+    decode → `color` → resize (`shorter`: shorter side to `shorter_side`, then centre crop to
+    `size`; `exact`: straight to `size`) → × `scale` → − `mean` → ÷ `std` (per channel, in
+    `color` order) → `layout`, cast to the input's datatype."""
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["image"]
+    color: Literal["RGB", "BGR", "GREY"] = "RGB"
+    resize: Literal["shorter", "exact"] = "shorter"
+    shorter_side: Optional[int] = Field(default=None, ge=1, le=16384)   # default: max(size)
+    size: Optional[list[int]] = None          # [height, width]; default: the input's shape
+    resample: Literal["nearest", "bilinear", "bicubic"] = "bilinear"
+    scale: float = 1.0 / 255.0
+    mean: list[float] = Field(default_factory=list, max_length=3)
+    std: list[float] = Field(default_factory=list, max_length=3)
+    layout: Literal["NCHW", "NHWC"] = "NCHW"
+
+    @field_validator("size")
+    @classmethod
+    def _size(cls, v):
+        if v is not None and (len(v) != 2 or any(d < 1 or d > 16384 for d in v)):
+            raise ValueError("size must be [height, width], each 1..16384")
+        return v
+
+    @field_validator("std")
+    @classmethod
+    def _std(cls, v):
+        if any(x == 0 for x in v):
+            raise ValueError("std values must be non-zero")
+        return v
+
+
 class TensorSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, max_length=256)
     datatype: str = "FP32"
     # None = unknown rank (accept any shape); -1 = free dim
     shape: Optional[list[int]] = None
+    preprocess: Optional[ImagePreprocess] = None      # inputs: encoded images accepted
+    # outputs: a text file (one label per line) in the version or model directory, as
+    # Triton's; classification results then read `score:index:label`
+    label_filename: Optional[str] = Field(default=None, pattern=r"^[A-Za-z0-9_.-]{1,128}$")
+
+    def extras(self) -> dict:
+        """The serving declarations beyond name/datatype/shape (kept in the effective config)."""
+        return {k: getattr(self, k) for k in ("preprocess", "label_filename")
+                if getattr(self, k) is not None}
 
     @field_validator("datatype")
     @classmethod
@@ -66,7 +107,12 @@ class ModelConfig(BaseModel):
             dims = list(t.shape) if t.shape is not None else [-1]
             if batched and dims:
                 dims = dims[1:]
-            return {"name": t.name, "data_type": triton_type(t.datatype), "dims": dims}
+            doc = {"name": t.name, "data_type": triton_type(t.datatype), "dims": dims}
+            if t.label_filename:
+                doc["label_filename"] = t.label_filename
+            if t.preprocess is not None:       # ours: Triton has no such field
+                doc["preprocess"] = t.preprocess.model_dump()
+            return doc
 
         doc: dict[str, Any] = {"name": self.name, "platform": self.platform,
                                "backend": "hybridserve", "max_batch_size": self.max_batch_size,
@@ -87,8 +133,9 @@ def _from_triton(doc: dict) -> dict:
         dims = [int(d) for d in t.get("dims", [])] if "dims" in t else None
         if dims is not None and mbs > 0:
             dims = [-1] + dims
-        return {"name": t["name"], "datatype": from_triton_type(t.get("data_type", "TYPE_FP32")),
-                "shape": dims}
+        out = {"name": t["name"], "datatype": from_triton_type(t.get("data_type", "TYPE_FP32")),
+               "shape": dims}
+        return out | {k: t[k] for k in ("label_filename", "preprocess") if k in t}
 
     out: dict[str, Any] = {"name": doc.get("name"), "max_batch_size": mbs,
                            "inputs": [spec(t) for t in doc.get("input", [])],
@@ -123,6 +170,8 @@ def parse_config(raw: bytes | str | dict, what: str = "config") -> ModelConfig:
     names = [t.name for t in cfg.inputs]
     if len(set(names)) != len(names):
         raise BadRequest(f"invalid {what}: duplicate input names {names}")
+    if any(t.label_filename for t in cfg.inputs) or any(t.preprocess for t in cfg.outputs):
+        raise BadRequest(f"invalid {what}: label_filename belongs to outputs, preprocess to inputs")
     db = cfg.dynamic_batching
     if db is not None and cfg.max_batch_size == 0:
         raise BadRequest(f"invalid {what}: dynamic_batching needs max_batch_size > 0")

@@ -34,6 +34,7 @@ from .compiled import BoundOp, optimised_twin, verification_inputs
 from .signature import (IOSpec, concrete, default_input, infer_outputs, looks_like_param,
                         output_names)
 from .summary import graph_table
+from .transforms import Transforms
 
 log = logging.getLogger("hybridserve.runner")
 # SymbolBlock (as MXNet's) warns this for every untyped data input; as noise in
@@ -101,6 +102,7 @@ class Runner:
         self._built = False
         self._lock = threading.Lock()
         self._summaries: dict[int, dict] = {}
+        self.transforms = Transforms()      # image inputs, output labels (transforms.py)
 
     # -- loading -------------------------------------------------------------------------------
     @classmethod
@@ -119,7 +121,7 @@ class Runner:
         sym, params = _read_files(files, max_nodes, max_params_bytes, max_symbol_bytes,
                                   max_json_depth, say)
         cfg = config or ModelConfig()
-        data_names = cls._data_names(sym, params, cfg)
+        data_names = cls._data_names(sym, params, cfg, files.params is not None)
         say("building the block")
         try:   # from what was parsed above: neither file is read twice
             block = SymbolBlock.from_graph(sym, data_names,
@@ -140,6 +142,7 @@ class Runner:
                                 if s.shape is not None}, max_tensor_elements, max_activation_bytes,
                           params={k: tuple(v.shape) for k, v in params.items()})
         r = cls(name, version, block, sym, inputs, outputs, effective)
+        r.transforms = Transforms.build(name, effective, inputs, files)
         r._warm_up(explicit=bool(cfg.inputs), optimize=optimize, buffer_sets=buffer_sets,
                    progress=say)
         r.flops_per_item = r._estimate_flops()
@@ -147,7 +150,7 @@ class Runner:
         return r
 
     @staticmethod
-    def _data_names(sym, params: dict, cfg: ModelConfig) -> list[str]:
+    def _data_names(sym, params: dict, cfg: ModelConfig, has_params: bool = True) -> list[str]:
         graph_inputs = sym.list_inputs()
         if cfg.inputs:
             names = [t.name for t in cfg.inputs]
@@ -163,6 +166,9 @@ class Runner:
             return names
         names = [n for n in graph_inputs if n not in params]
         missing = [n for n in names if looks_like_param(n)]
+        if missing and not has_params:
+            raise BadRequest(f"cannot load model: no params file was given, and the graph needs "
+                             f"parameters {missing}"[:1000])
         if missing:
             raise BadRequest(f"cannot load model: the params file lacks {missing}"[:1000])
         if not names:
@@ -196,9 +202,10 @@ class Runner:
         if mbs > 0 and not batchable:
             raise BadRequest("max_batch_size > 0 needs every input shape to start with a free "
                              "(-1) batch dim")
+        declared = {t.name: t.extras() for t in (*cfg.inputs, *cfg.outputs)}
         return cfg.model_copy(update={
-            "name": name, "inputs": [s.to_spec() for s in inputs],
-            "outputs": [s.to_spec() for s in outputs], "max_batch_size": mbs,
+            "name": name, "inputs": [s.to_spec(declared.get(s.name)) for s in inputs],
+            "outputs": [s.to_spec(declared.get(s.name)) for s in outputs], "max_batch_size": mbs,
             "description": cfg.description or ("inferred from the graph" if inferred else "")})
 
     @staticmethod

@@ -8,6 +8,7 @@ probed at two batch sizes: dims that move with the free input dims are reported 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,7 @@ from framework.symbol.infer import infer_dtypes, infer_shapes
 from ..protocol.datatypes import V2_TO_NUMPY, v2_datatype
 from ..repository.config import TensorSpec
 
+_TRACED = re.compile(r"^node_\d+_output\d*$")
 _PARAM_SUFFIXES = ("weight", "bias", "gamma", "beta", "running_mean", "running_var",
                    "moving_mean", "moving_var", "alpha", "parameters", "state", "state_cell")
 
@@ -37,9 +39,11 @@ class IOSpec:
         return {"name": self.name, "datatype": self.datatype,
                 "shape": list(self.shape) if self.shape is not None else [-1]}
 
-    def to_spec(self) -> TensorSpec:
+    def to_spec(self, extras: dict | None = None) -> TensorSpec:
+        """As a config entry; `extras`: declared preprocessing / labels to keep."""
         return TensorSpec(name=self.name, datatype=self.datatype,
-                          shape=list(self.shape) if self.shape is not None else None)
+                          shape=list(self.shape) if self.shape is not None else None,
+                          **(extras or {}))
 
 
 def looks_like_param(name: str) -> bool:
@@ -101,9 +105,14 @@ def infer_outputs(sym, inputs: list[IOSpec], names: list[str]) -> list[IOSpec]:
 
 
 def output_names(sym) -> list[str]:
-    """Graph output names, made unique (two heads can share a node name)."""
+    """Graph output names, made unique (two heads can share a node name). A traced graph's
+    heads are named after MXNet 2.x's node counter (`node_2_output`), which nobody can guess:
+    those become `output` (`output_<k>` by position when there are several)."""
+    raw = sym.list_outputs()
+    raw = [(("output" if len(raw) == 1 else f"output_{k}") if _TRACED.match(nm) else nm)
+           for k, nm in enumerate(raw)]
     names, seen = [], {}
-    for nm in sym.list_outputs():
+    for nm in raw:
         k = seen.get(nm, 0)
         seen[nm] = k + 1
         names.append(nm if k == 0 else f"{nm}_{k}")

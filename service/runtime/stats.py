@@ -43,13 +43,17 @@ class ModelStats:
         self.batches: dict[int, BatchStat] = {}
 
     def request_done(self, ok: bool, total_ns: int, queue_ns: int = 0, input_ns: int = 0,
-                     output_ns: int = 0) -> None:
+                     output_ns: int = 0, batch_size: int = 0) -> None:
         self.last_inference = time.time_ns() // 1_000_000
         if ok:
             self.success.add(total_ns)
             self.queue.add(queue_ns)
             self.compute_input.add(input_ns)
             self.compute_output.add(output_ns)
+            b = self.batches.get(batch_size) if batch_size else None
+            if b is not None:
+                b.compute_input.add(input_ns)
+                b.compute_output.add(output_ns)
         else:
             self.fail.add(total_ns)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from framework.symbol.infer import infer_shapes
 
-_LINE = "{:>20}  {:>42} {:>15}"
+_WIDTHS = (20, 42, 15)              # MXNet's columns; wider when a name or shape needs it
 
 
 def _size(shape) -> int:
@@ -79,14 +79,18 @@ def _shape_str(shape) -> str:
 
 
 def render_text(summary: dict[str, Any]) -> str:
-    """MXNet's summary layout (80-column rules, `{:>20}  {:>42} {:>15}` rows)."""
-    lines = ["-" * 80, _LINE.format("Layer (type)", "Output Shape", "Param #"), "=" * 80]
+    """MXNet's summary layout (80-column rules, `{:>20}  {:>42} {:>15}` rows), its columns
+    widened to the longest layer name and shape so long names never break the table."""
     shapes = ", ".join(_shape_str(i["shape"]) for i in summary["inputs"])
-    lines.append(_LINE.format("Input", shapes, 0))
-    for r in summary["layers"]:
-        lines.append(_LINE.format(f"{r['name']}({r['op']})", _shape_str(r["output_shape"]),
-                                  r["params"]))
-    lines += ["=" * 80,
+    rows = [("Layer (type)", "Output Shape", "Param #"), None, ("Input", shapes, 0)]
+    rows += [(f"{r['name']}({r['op']})", _shape_str(r["output_shape"]), r["params"])
+             for r in summary["layers"]]
+    widths = [max([w] + [len(str(r[k])) for r in rows if r is not None])
+              for k, w in enumerate(_WIDTHS)]
+    line = "{:>%d}  {:>%d} {:>%d}" % tuple(widths)
+    rule = max(80, sum(widths) + 3)
+    lines = ["-" * rule] + ["=" * rule if r is None else line.format(*r) for r in rows]
+    lines += ["=" * rule,
               "Parameters in forward computation graph, duplicate included",
               f"   Total params: {summary['total_params']}",
               f"   Trainable params: {summary['trainable_params']}",
@@ -95,5 +99,5 @@ def render_text(summary: dict[str, Any]) -> str:
               f"Unique parameters in model: {summary['unique_params']}",
               f"Estimated FLOPs (batch {summary['batch_size']}): {summary['flops']}"
               + ("" if summary["flops_complete"] else " (lower bound: some ops have no estimate)"),
-              "-" * 80]
+              "-" * rule]
     return "\n".join(lines) + "\n"

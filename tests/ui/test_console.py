@@ -79,7 +79,7 @@ def test_models_page_lists_the_store(console, seen_requests):
     broken = page.locator("tr[data-model='broken']")
     assert broken.get_attribute("data-state") == "FAILED"
     assert broken.locator(".badge").inner_text() == "failed"
-    assert "params file lacks" in broken.locator(".reason summary").inner_text()
+    assert "no params file was given" in broken.locator(".reason summary").inner_text()
     assert broken.locator(".row-links").count() == 0
     assert page.locator("#nav a[aria-current='page']").inner_text() == "Models"
     shot(page, "01-models")
@@ -98,7 +98,7 @@ def test_upload_rejected_then_accepted(console):
     page.fill("#up-name", MODEL)
     page.click("#up-submit")
     alert = page.wait_for_selector("#upload-result [role='alert']")
-    assert "params file lacks" in alert.inner_text()
+    assert "no params file was given" in alert.inner_text()
     assert "HTTP 400" in alert.inner_text()
     shot(page, "02-upload-rejected")
 

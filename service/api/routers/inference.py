@@ -10,12 +10,22 @@ from fastapi.responses import Response
 
 from ...protocol.schemas import ERRORS, InferenceRequest, InferenceResponse
 from .. import fastpath
+from ..raw import IMAGE_TYPES
 from ._common import core_of, inline_schema, versioned
 
 router = APIRouter(tags=["inference"])
 
-_BODY_DOC = {"requestBody": {"required": True, "content": {"application/json": {
-    "schema": inline_schema(InferenceRequest)}}}}
+_IMAGE = {"schema": {"type": "string", "format": "binary"}}
+_BODY_DOC = {
+    "requestBody": {"required": True, "content": {
+        "application/json": {"schema": inline_schema(InferenceRequest)},
+        # a model with an image input (config `preprocess`) also takes one encoded image as
+        # the whole body (api/raw.py); `?classification=K` gives each output's top K
+        **{t: _IMAGE for t in IMAGE_TYPES}}},
+    "parameters": [{"name": "classification", "in": "query", "required": False,
+                    "schema": {"type": "integer", "minimum": 1},
+                    "description": "raw bodies (an image, or Inference-Header-Content-Length: "
+                                   "0): every output as its top-K classes"}]}
 
 
 class _FastPath(Response):

@@ -10,6 +10,7 @@ from ...core import management
 from ...errors import BadRequest, PayloadTooLarge
 from ...protocol.schemas import ERRORS, IndexEntry, IndexRequest, LoadRequest, UploadResponse
 from ._common import core_of, inline_schema, json_response, read_json, require_admin
+from .upload_files import FIELDS, check_upload
 
 router = APIRouter(tags=["repository"], dependencies=[Depends(require_admin)])
 
@@ -82,11 +83,15 @@ async def upload(request: Request, name: str):
     except Exception as e:  # noqa: BLE001 - starlette's MultiPartException and friends
         raise BadRequest(f"malformed multipart body: {e}") from None
     try:
-        extra = set(form.keys()) - {"symbol", "params", "config", "version"}
+        extra = set(form.keys()) - set(FIELDS)
         if extra:
-            raise BadRequest(f"unexpected upload fields {sorted(extra)}")
+            raise BadRequest(f"unexpected upload fields {sorted(extra)}; the fields are "
+                             "'symbol' (<prefix>-symbol.json), 'params' (<prefix>-NNNN.params), "
+                             "optional 'config' (config.json) and 'version'")
         if form.get("symbol") is None:
             raise BadRequest("upload needs a 'symbol' file (<prefix>-symbol.json)")
+        for field in ("symbol", "params"):
+            await check_upload(field, form.get(field))
         cfg = form.get("config")
         limit = core_of(request).settings.max_config_bytes
         if isinstance(cfg, UploadFile) and cfg.size is not None and cfg.size > limit:

@@ -35,6 +35,12 @@ _HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff",
 router = APIRouter(tags=["console"])
 
 
+@router.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
+async def root_redirect():
+    # a browser pointed at the server gets the console; the API root stays /v2
+    return RedirectResponse("ui/", status_code=307)
+
+
 @router.api_route("/ui", methods=["GET", "HEAD"], include_in_schema=False)
 async def ui_redirect():
     # the page lives at /ui/ so that its relative asset and API URLs work behind a path prefix

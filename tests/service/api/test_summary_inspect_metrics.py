@@ -29,9 +29,10 @@ def test_summary_text(http):
     r = http.get("/v2/models/mlp/summary", params={"format": "text"})
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
     lines = r.text.splitlines()
-    assert lines[0] == "-" * 80 and lines[2] == "=" * 80
-    assert lines[1] == "{:>20}  {:>42} {:>15}".format("Layer (type)", "Output Shape", "Param #")
-    assert lines[3] == "{:>20}  {:>42} {:>15}".format("Input", "(1, 512)", 0)
+    # MXNet's columns, the first widened to "dense0(FullyConnected)" (22 characters)
+    assert lines[0] == "-" * 82 and lines[2] == "=" * 82
+    assert lines[1] == "{:>22}  {:>42} {:>15}".format("Layer (type)", "Output Shape", "Param #")
+    assert lines[3] == "{:>22}  {:>42} {:>15}".format("Input", "(1, 512)", 0)
     assert "   Total params: 164482" in lines
     assert http.get("/v2/models/mlp/summary", params={"format": "xml"}).status_code == 400
 
@@ -61,7 +62,7 @@ def test_inspect_filter_values_monitor_all(http, mlp_ref):
     assert [rec["op"] for rec in doc["records"]] == ["Activation", "Activation"]
     assert all(len(rec["values"]) == 5 and rec["values_truncated"] for rec in doc["records"])
     assert all(rec["min"] >= 0 for rec in doc["records"])          # ReLU outputs
-    body = infer_json("mlp", x, parameters={"filter": "^node_0", "regex": True,
+    body = infer_json("mlp", x, parameters={"filter": "^dense0", "regex": True,
                                             "monitor_all": True})
     doc = http.post("/v2/models/mlp/inspect", json=body).json()
     names = [rec["name"] for rec in doc["records"]]

@@ -124,6 +124,20 @@ export function errorBox(err, title = "Request failed") {
     h("strong", null, title + ": "), h("span.error-text", null, msg));
 }
 
+/** Make `zone` accept dropped files: highlighted while dragged over, `onFiles(files)` on drop. */
+export function acceptDrops(zone, onFiles) {
+  let depth = 0;
+  zone.addEventListener("dragenter", (e) => { e.preventDefault(); depth++; zone.classList.add("over"); });
+  zone.addEventListener("dragleave", () => { if (--depth <= 0) { depth = 0; zone.classList.remove("over"); } });
+  zone.addEventListener("dragover", (e) => { e.preventDefault(); e.dataTransfer.dropEffect = "copy"; });
+  zone.addEventListener("drop", (e) => {
+    e.preventDefault();
+    depth = 0;
+    zone.classList.remove("over");
+    onFiles(Array.from(e.dataTransfer.files || []));
+  });
+}
+
 export function debounce(fn, ms) {
   let t;
   return (...a) => { clearTimeout(t); t = setTimeout(() => fn(...a), ms); };

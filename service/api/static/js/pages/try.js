@@ -1,4 +1,5 @@
-// Try it: build an input (random of the declared shape, zeros, or a .npy/.json file), run
+// Try it: an image for a model that declares image preprocessing (tryimage.js), or an input
+// built here (random of the declared shape, zeros, or a .npy/.json file): run
 // POST …/infer with binary tensors, and show the outputs, the latency and, for (N, C)
 // outputs, the top-k classes.
 
@@ -6,10 +7,14 @@ import { h, clear, fmtNum, fmtMs, fmtShape, fmtInt, errorBox, histogramSvg } fro
 import { request, modelPath } from "../api.js";
 import { encodeRequest, decodeResponse, toNumbers, topK, summarize, histogram, toNpy } from "../tensor.js";
 import { openModelPage, inputBuilder } from "./common.js";
+import { imageInput, imageCard } from "./tryimage.js";
 
 export async function render(main, ctx) {
   const meta = await openModelPage(main, ctx, "try", "Try it");
   if (!meta) return;
+  const img = await imageInput(ctx);
+  if (!ctx.isCurrent()) return;
+  if (img) main.append(imageCard(ctx, img, meta.outputs));
   const builder = inputBuilder(meta.inputs, { idPrefix: "try" });
   const kIn = h("input#try-k", { type: "number", min: 1, max: 100, value: 5, step: 1, inputmode: "numeric" });
   const runBtn = h("button.btn.btn-primary#try-run", { type: "submit" }, "Run inference");

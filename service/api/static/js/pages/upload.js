@@ -1,7 +1,7 @@
 // Upload: a symbol.json + params pair (and optional config) by drag-and-drop or file pickers,
 // sent as multipart with upload progress; the server validates by loading and warming it.
 
-import { h, clear, fmtInt, announce } from "../dom.js";
+import { h, clear, fmtInt, announce, acceptDrops } from "../dom.js";
 import { upload, ApiError } from "../api.js";
 import { routeHref } from "../main.js";
 
@@ -100,15 +100,7 @@ export async function render(main) {
   }
 
   // drag and drop: the whole zone accepts files; classify each by name
-  let depth = 0;
-  dropZone.addEventListener("dragenter", (e) => { e.preventDefault(); depth++; dropZone.classList.add("over"); });
-  dropZone.addEventListener("dragleave", () => { if (--depth <= 0) { depth = 0; dropZone.classList.remove("over"); } });
-  dropZone.addEventListener("dragover", (e) => { e.preventDefault(); e.dataTransfer.dropEffect = "copy"; });
-  dropZone.addEventListener("drop", (e) => {
-    e.preventDefault();
-    depth = 0;
-    dropZone.classList.remove("over");
-    const dropped = Array.from(e.dataTransfer.files || []);
+  acceptDrops(dropZone, (dropped) => {
     const unknown = [];
     for (const f of dropped) {
       const k = classify(f);
