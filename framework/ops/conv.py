@@ -217,7 +217,7 @@ def _conv_flops(a, ins, outs):
 
 @register("Convolution", "_npx_convolution", attrs=CONV_ATTRS,
           inputs=_conv_inputs, infer_shape=_conv_shape, infer_param_shapes=_conv_param_shapes,
-          strict=True, out=True, flops=_conv_flops, dtype_pair=("data", "weight"),
+          strict=True, out=True, flops=_conv_flops, dtype_pair=("data", "weight"), layer="conv",
           data_shape=lambda a, w: ((-1, w[1] * a.num_group) + (-1,) * (len(w) - 2), 0)
           if len(w) >= 3 and a.layout in (None, "NCW", "NCHW", "NCDHW") else None)
 def convolution(a, x, w, b=None, out=None):

@@ -40,7 +40,7 @@ def _fc_flops(a, ins, outs):
 @register("FullyConnected", "_npx_fully_connected",
           attrs={"num_hidden": Int(), "no_bias": Bool(False), "flatten": Bool(True)},
           inputs=_fc_inputs, infer_shape=_fc_shape, infer_param_shapes=_fc_param_shapes,
-          strict=True, out=True, flops=_fc_flops, dtype_pair=("data", "weight"),
+          strict=True, out=True, flops=_fc_flops, dtype_pair=("data", "weight"), layer="dense",
           with_act="_hs_dense",
           data_shape=lambda a, w: ((-1, w[1]), w[1]) if len(w) == 2 and a.flatten else None)
 def fully_connected(a, x, w, b=None, out=None):

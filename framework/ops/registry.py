@@ -69,6 +69,9 @@ class OpDef:
     # MXNet's monitor names: `input<j>` without FListInputNames, `<i>` without FListOutputNames
     monitor_indexed_inputs: bool = False
     monitor_indexed_outputs: bool = False
+    # the Gluon layer that emits it, as a name stem for its nodes (`dense` → dense0, dense1…),
+    # or a function of the attrs (Activation: its act_type); None: the canonical name
+    layer: str | Callable[[Attrs], str] | None = None
     profiler_scope: bool = False         # MXNet 2.0 invokes it the legacy way: tags the node
     # MXNet 1.x form for the 1.x writer: a 1.9.1 operator name, or a translator
     # `(node, attrs, shape_of) -> (name, attrs)` (ops/legacy_forms.py)
@@ -101,6 +104,13 @@ class OpDef:
         if v is None:
             return self.n_outputs(a)
         return v(a) if callable(v) else v
+
+    def layer_stem(self, a: Attrs) -> str:
+        """A readable stem for naming this op's nodes: its Gluon layer, else the canonical name
+        without MXNet's `_npx_`/`_npi_` style prefixes."""
+        if self.layer is not None:
+            return self.layer(a) if callable(self.layer) else self.layer
+        return self.name.lstrip("_").removeprefix("npx_").removeprefix("npi_").lower()
 
     def output_name(self, a: Attrs, i: int) -> str:
         if self.output_names is not None:

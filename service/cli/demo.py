@@ -20,6 +20,7 @@ import numpy as np
 
 import framework as mx
 from framework.gluon import nn
+from framework.ops.registry import get_op
 
 SEED = 20240501
 
@@ -101,10 +102,6 @@ CONFIGS = {
 EXTRA_FILES = {"colors": {"labels.txt": "".join(f"{c}\n" for c in COLORS)}}
 
 
-_SHORT = {"FullyConnected": "dense", "Convolution": "conv", "Pooling": "pool",
-          "Flatten": "flatten", "softmax": "softmax", "_npx_softmax": "softmax"}
-
-
 def name_layers(symbol: Path) -> None:
     """Traced graphs name op nodes `node_<k>` (as MXNet 2.x does); the demo models get names a
     reader can follow instead: dense0, relu0, conv1, pool1, … (per kind, in graph order)."""
@@ -113,8 +110,8 @@ def name_layers(symbol: Path) -> None:
     for node in json.loads(text)["nodes"]:
         if node["op"] == "null":
             continue
-        kind = (node.get("attrs", {}).get("act_type") if node["op"] == "Activation"
-                else _SHORT.get(node["op"], node["op"].lstrip("_").lower()))
+        op = get_op(node["op"], node["name"])
+        kind = op.layer_stem(op.parse_attrs(node.get("attrs", {}), node["name"]))
         new = f"{kind}{counts.get(kind, 0)}"
         counts[kind] = counts.get(kind, 0) + 1
         # in place, so the file keeps the exporter's layout
