@@ -68,7 +68,8 @@ def box_decode(a, x, anchors):
         dw = np.where(dw < dt(a.clip), dw, dt(a.clip))
         dh = np.where(dh < dt(a.clip), dh, dt(a.clip))
     half = dt(0.5)
-    ow, oh = np.exp(dw) * aw * half, np.exp(dh) * ah * half
+    with np.errstate(over="ignore"):   # large offsets overflow to inf, as in MXNet
+        ow, oh = np.exp(dw) * aw * half, np.exp(dh) * ah * half
     return np.stack([ox - ow, oy - oh, ox + ow, oy + oh], axis=-1)
 
 

@@ -1,0 +1,94 @@
+"""Record MXNet 1.9.1's outputs of the contrib detection operators on random inputs (run in the
+MXNet 1.9.1 venv) → tests/fixtures/detection_ops.npz, read by tests/ops/test_detection_refs.py.
+
+Scores are distinct (a permutation scaled into (0, 1)) so NMS and matching never compare ties;
+the hand-built tests cover tie-breaking.
+
+    python tests/interop/gen_detection_refs.py
+"""
+from __future__ import annotations
+
+import json
+import os
+import warnings
+
+warnings.simplefilter("ignore")
+import mxnet as mx  # noqa: E402
+import numpy as np  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "detection_ops.npz")
+rng = np.random.default_rng(7)
+
+
+def boxes(shape, size=20.0):
+    xy = rng.uniform(0, size, shape + (2,))
+    wh = rng.uniform(1, size / 2, shape + (2,))
+    return np.concatenate([xy, xy + wh], -1).astype(np.float32)
+
+
+def nms_rows(batch, n, ids=4):
+    s = (rng.permutation(int(np.prod(batch)) * n).reshape(batch + (n,)) + 1.0) / (np.prod(batch) * n + 1)
+    cls = rng.integers(-1, ids, batch + (n,)).astype(np.float32)
+    return np.concatenate([cls[..., None], s[..., None].astype(np.float32), boxes(batch + (n,))], -1)
+
+
+def cases():
+    d = nms_rows((2,), 40)
+    yield "_contrib_box_nms", {}, [d]
+    yield "_contrib_box_nms", {"overlap_thresh": "0.3", "valid_thresh": "0.2", "topk": "25",
+                               "id_index": "0", "score_index": "1", "coord_start": "2"}, [d]
+    yield "_contrib_box_nms", {"overlap_thresh": "0.3", "id_index": "0", "force_suppress": "True"}, [d]
+    yield "_contrib_box_nms", {"id_index": "0", "background_id": "0", "topk": "10"}, [d]
+    yield "_contrib_box_nms", {"in_format": "center", "out_format": "corner", "id_index": "0"}, [d]
+    yield "_contrib_box_nms", {"out_format": "center", "overlap_thresh": "0.2"}, [d]
+    yield "_contrib_box_nms", {"topk": "0"}, [d]
+    yield "_contrib_box_nms", {"valid_thresh": "2"}, [d]
+    yield "_contrib_box_nms", {"id_index": "0"}, [nms_rows((2, 3), 15)]
+    g = np.concatenate([d[..., 2:6], d[..., 1:2]], -1)   # coordinates first, score last
+    yield "_contrib_box_nms", {"coord_start": "0", "score_index": "4"}, [g]
+    yield "_contrib_box_iou", {}, [boxes((5,)), boxes((2, 3))]
+    yield "_contrib_box_iou", {"format": "center"}, [boxes((2, 4)), boxes((6,))]
+    anc = boxes((1, 30))
+    off = rng.normal(0, 1, (2, 30, 4)).astype(np.float32)
+    yield "_contrib_box_decode", {}, [off, anc]
+    yield "_contrib_box_decode", {"format": "corner", "std0": "0.1", "std1": "0.1",
+                                  "std2": "0.2", "std3": "0.2", "clip": "0.5"}, [off, anc]
+    samples = rng.choice([-1.0, 0.0, 1.0], (2, 30)).astype(np.float32)
+    matches = rng.integers(0, 6, (2, 30)).astype(np.float32)
+    yield "_contrib_box_encode", {}, [samples, matches, np.repeat(anc, 2, 0), boxes((2, 6)),
+                                      np.array([0, 0.1, 0, 0.2], np.float32),
+                                      np.array([0.1, 0.1, 0.2, 0.2], np.float32)]
+    sc = (rng.permutation(2 * 7 * 5).reshape(2, 7, 5) / 70.0).astype(np.float32)
+    yield "_contrib_bipartite_matching", {"threshold": "0.3"}, [sc]
+    yield "_contrib_bipartite_matching", {"threshold": "0.6", "is_ascend": "True", "topk": "2"}, [sc]
+    feat = rng.normal(0, 1, (2, 8, 12, 10)).astype(np.float32)
+    rois = np.concatenate([rng.integers(0, 2, (9, 1)).astype(np.float32),
+                           boxes((9,), 44.0) - 4.0], -1)
+    yield "_contrib_ROIAlign", {"pooled_size": "(3, 2)", "spatial_scale": "0.25",
+                                "sample_ratio": "2"}, [feat, rois]
+    yield "_contrib_ROIAlign", {"pooled_size": "(2, 2)", "spatial_scale": "0.25"}, [feat, rois[1:]]
+    yield "_contrib_ROIAlign", {"pooled_size": "(2, 2)", "spatial_scale": "0.25",
+                                "sample_ratio": "3", "aligned": "True"}, [feat, rois[1:]]
+    yield "_contrib_ROIAlign", {"pooled_size": "(2, 2)", "spatial_scale": "0.25",
+                                "sample_ratio": "2", "position_sensitive": "True"}, [feat, rois[1:]]
+    yield "ROIPooling", {"pooled_size": "(3, 3)", "spatial_scale": "0.25"}, [feat, rois]
+
+
+def main() -> None:
+    arrays, meta = {}, []
+    for i, (op, attrs, ins) in enumerate(cases()):
+        fn = getattr(mx.nd, op) if hasattr(mx.nd, op) else getattr(mx.nd.contrib, op[9:])
+        outs = fn(*[mx.nd.array(a) for a in ins], **attrs)
+        outs = outs if isinstance(outs, (list, tuple)) else [outs]
+        for j, a in enumerate(ins):
+            arrays[f"{i}:in{j}"] = a
+        for j, o in enumerate(outs):
+            arrays[f"{i}:out{j}"] = o.asnumpy()
+        meta.append({"op": op, "attrs": attrs, "n_in": len(ins), "n_out": len(outs)})
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez_compressed(OUT, **arrays)
+    print(f"{len(meta)} cases → {OUT}")
+
+
+if __name__ == "__main__":
+    main()
