@@ -72,6 +72,21 @@ def cases():
     yield "_contrib_ROIAlign", {"pooled_size": "(2, 2)", "spatial_scale": "0.25",
                                 "sample_ratio": "2", "position_sensitive": "True"}, [feat, rois[1:]]
     yield "ROIPooling", {"pooled_size": "(3, 3)", "spatial_scale": "0.25"}, [feat, rois]
+    fm = np.zeros((2, 3, 4, 5), np.float32)
+    yield "_contrib_MultiBoxPrior", {"sizes": "(0.3, 0.5, 0.1)", "ratios": "(1, 2, 0.5)"}, [fm]
+    yield "_contrib_MultiBoxPrior", {"sizes": "(0.7,)", "ratios": "(1, 3)", "clip": "True",
+                                     "steps": "(0.2, 0.3)", "offsets": "(0.2, 0.7)"}, [fm]
+    n_anc = 4 * 5 * 5
+    anc5 = mx.nd.contrib.MultiBoxPrior(mx.nd.array(fm), sizes=(0.3, 0.5, 0.1),
+                                       ratios=(1, 2, 0.5)).asnumpy()
+    logits = rng.normal(0, 2, (2, 4, n_anc)).astype(np.float32)
+    prob = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    loc = rng.normal(0, 1, (2, n_anc * 4)).astype(np.float32)
+    yield "_contrib_MultiBoxDetection", {}, [prob, loc, anc5]
+    yield "_contrib_MultiBoxDetection", {"threshold": "0.3", "nms_threshold": "0.3",
+                                         "nms_topk": "20", "clip": "False"}, [prob, loc, anc5]
+    yield "_contrib_MultiBoxDetection", {"force_suppress": "True", "variances": "(0.2, 0.2, 0.3, 0.3)",
+                                         "threshold": "0.4"}, [prob, loc, anc5]
 
 
 def main() -> None:

@@ -43,7 +43,8 @@ print(json.dumps(out))
 
 
 def main() -> None:
-    py = os.path.join(REPO, ".mxnet-venvs", "mxnet-1.9.1", "bin", "python")
+    venvs = os.environ.get("HYBRIDSERVE_MXNET_VENV_DIR") or os.path.join(REPO, ".mxnet-venvs")
+    py = os.path.join(venvs, "mxnet-1.9.1", "bin", "python")
     res = subprocess.run([py, "-c", _DUMP], capture_output=True, text=True, check=True)
     mx_ops = json.loads(res.stdout.strip().splitlines()[-1])
     from framework.ops.registry import all_ops
