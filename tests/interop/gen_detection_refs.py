@@ -85,6 +85,17 @@ def cases():
     yield "_contrib_MultiBoxDetection", {}, [prob, loc, anc5]
     yield "_contrib_MultiBoxDetection", {"threshold": "0.3", "nms_threshold": "0.3",
                                          "nms_topk": "20", "clip": "False"}, [prob, loc, anc5]
+    A, H, W = 6, 5, 7
+    cls = rng.uniform(0, 1, (2, 2 * A, H, W)).astype(np.float32)
+    bbox = rng.normal(0, 0.3, (2, 4 * A, H, W)).astype(np.float32)
+    info = np.array([[70, 100, 1.0], [52, 81, 0.5]], np.float32)
+    prop = {"scales": "(2, 4, 8)", "ratios": "(0.5, 2)", "feature_stride": "16",
+            "rpn_pre_nms_top_n": "100", "rpn_post_nms_top_n": "30", "threshold": "0.6",
+            "rpn_min_size": "8", "output_score": "True"}
+    yield "_contrib_Proposal", prop, [cls[:1], bbox[:1], info[:1]]
+    yield "_contrib_MultiProposal", prop, [cls, bbox, info]
+    yield "_contrib_MultiProposal", {**prop, "iou_loss": "True", "rpn_pre_nms_top_n": "-1",
+                                     "rpn_post_nms_top_n": "250"}, [cls, bbox * 20, info]
     yield "_contrib_MultiBoxDetection", {"force_suppress": "True", "variances": "(0.2, 0.2, 0.3, 0.3)",
                                          "threshold": "0.4"}, [prob, loc, anc5]
 
