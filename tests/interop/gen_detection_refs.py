@@ -26,6 +26,11 @@ def boxes(shape, size=20.0):
     return np.concatenate([xy, xy + wh], -1).astype(np.float32)
 
 
+def unit_boxes(n):
+    xy = rng.uniform(0, 0.7, (n, 2))
+    return np.concatenate([xy, xy + rng.uniform(0.1, 0.3, (n, 2))], -1).astype(np.float32)
+
+
 def nms_rows(batch, n, ids=4):
     s = (rng.permutation(int(np.prod(batch)) * n).reshape(batch + (n,)) + 1.0) / (np.prod(batch) * n + 1)
     cls = rng.integers(-1, ids, batch + (n,)).astype(np.float32)
@@ -85,6 +90,17 @@ def cases():
     yield "_contrib_MultiBoxDetection", {}, [prob, loc, anc5]
     yield "_contrib_MultiBoxDetection", {"threshold": "0.3", "nms_threshold": "0.3",
                                          "nms_topk": "20", "clip": "False"}, [prob, loc, anc5]
+    gt = np.full((2, 5, 5), -1, np.float32)
+    gt[0, :3, 0] = [0, 2, 1]
+    gt[0, :3, 1:] = unit_boxes(3)
+    gt[1, :2, 0] = [1, 1]
+    gt[1, :2, 1:] = unit_boxes(2)
+    tgt = [anc5, gt, logits]
+    yield "_contrib_MultiBoxTarget", {}, tgt
+    yield "_contrib_MultiBoxTarget", {"overlap_threshold": "0.3", "negative_mining_ratio": "3",
+                                      "negative_mining_thresh": "0.4", "ignore_label": "-2",
+                                      "variances": "(0.1, 0.2, 0.3, 0.4)"}, tgt
+    yield "_contrib_MultiBoxTarget", {"overlap_threshold": "0", "negative_mining_ratio": "2"}, tgt
     A, H, W = 6, 5, 7
     cls = rng.uniform(0, 1, (2, 2 * A, H, W)).astype(np.float32)
     bbox = rng.normal(0, 0.3, (2, 4 * A, H, W)).astype(np.float32)
