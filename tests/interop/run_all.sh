@@ -42,9 +42,9 @@ step "$PY" tests/interop/check_zoo.py "${ZOO_ARGS[@]}"
 step "$PY" tests/interop/check_export_1x.py --fixtures "${ZOO_ARGS[@]}"
 step "$PY" tests/interop/check_export_2x.py
 # 5. GluonCV families and the contrib detection operators: every committed fixture, the large
-#    networks included (regenerate with gen_gluoncv.py / gen_detection_refs.py in the GluonCV venv)
+#    networks included (regenerate with gen_gluoncv.py / gen_contrib_refs.py in the GluonCV venv)
 step bash tests/interop/setup_gluoncv.sh
 step "$PY" -m pytest -q -m "interop or not interop" tests/gluon/test_gluoncv_models.py \
-  tests/ops/test_detection_refs.py
+  tests/ops/test_contrib_refs.py
 if [ "$status" = 0 ]; then echo "interop: all checks passed"; else echo "interop: FAILURES (see above)"; fi
 exit "$status"

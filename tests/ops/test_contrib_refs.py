@@ -1,5 +1,5 @@
 """Contrib detection operators against outputs recorded from real MXNet 1.9.1 on random inputs
-(tests/fixtures/detection_ops.npz, written by tests/interop/gen_detection_refs.py)."""
+(tests/fixtures/contrib_ops.npz, written by tests/interop/gen_contrib_refs.py)."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,7 @@ import pytest
 
 from framework.ops.registry import get_op
 
-REFS = np.load(Path(__file__).parents[1] / "fixtures" / "detection_ops.npz")
+REFS = np.load(Path(__file__).parents[1] / "fixtures" / "contrib_ops.npz")
 META = json.loads(str(REFS["meta"]))
 
 

@@ -1,10 +1,10 @@
-"""Record MXNet 1.9.1's outputs of the contrib detection operators on random inputs (run in the
-MXNet 1.9.1 venv) → tests/fixtures/detection_ops.npz, read by tests/ops/test_detection_refs.py.
+"""Record MXNet 1.9.1's outputs of the contrib operators GluonCV uses, on random inputs (run in the
+MXNet 1.9.1 venv) → tests/fixtures/contrib_ops.npz, read by tests/ops/test_contrib_refs.py.
 
 Scores are distinct (a permutation scaled into (0, 1)) so NMS and matching never compare ties;
 the hand-built tests cover tie-breaking.
 
-    python tests/interop/gen_detection_refs.py
+    python tests/interop/gen_contrib_refs.py
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ warnings.simplefilter("ignore")
 import mxnet as mx  # noqa: E402
 import numpy as np  # noqa: E402
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "detection_ops.npz")
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "contrib_ops.npz")
 rng = np.random.default_rng(7)
 
 
@@ -116,9 +116,31 @@ def cases():
                                          "threshold": "0.4"}, [prob, loc, anc5]
 
 
+def resize_cases():
+    """The contrib resize/pool/arange/SyncBatchNorm operators GluonCV's exports contain."""
+    x = rng.normal(0, 1, (2, 3, 7, 6)).astype(np.float32)
+    like = np.zeros((1, 1, 4, 9), np.float32)
+    for mode, extra in (("size", {"height": "11", "width": "4"}),
+                        ("size", {"scale_height": "1.5", "scale_width": "0.7"}),
+                        ("odd_scale", {"scale_height": "2", "scale_width": "0.5"}),
+                        ("to_even_down", {}), ("to_even_up", {}), ("to_odd_down", {}),
+                        ("to_odd_up", {})):
+        for align in ("True", "False"):
+            yield "_contrib_BilinearResize2D", {"mode": mode, "align_corners": align, **extra}, [x]
+    yield "_contrib_BilinearResize2D", {"mode": "like", "align_corners": "False"}, [x, like]
+    for size in ("(1)", "(3, 2)", "(5, 4)", "(9, 11)"):
+        yield "_contrib_AdaptiveAvgPooling2D", {"output_size": size}, [x]
+    yield "_contrib_arange_like", {"start": "2", "step": "0.5"}, [x]
+    yield "_contrib_arange_like", {"start": "1", "axis": "-1", "repeat": "2"}, [x]
+    bn = [rng.normal(0, 1, (2, 3, 4, 4)).astype(np.float32)] + \
+        [rng.uniform(0.5, 1.5, 3).astype(np.float32) for _ in range(4)]
+    yield "_contrib_SyncBatchNorm", {"use_global_stats": "True", "eps": "1e-3", "key": "bn0",
+                                     "fix_gamma": "False"}, bn
+
+
 def main() -> None:
     arrays, meta = {}, []
-    for i, (op, attrs, ins) in enumerate(cases()):
+    for i, (op, attrs, ins) in enumerate(list(cases()) + list(resize_cases())):
         fn = getattr(mx.nd, op) if hasattr(mx.nd, op) else getattr(mx.nd.contrib, op[9:])
         outs = fn(*[mx.nd.array(a) for a in ins], **attrs)
         outs = outs if isinstance(outs, (list, tuple)) else [outs]
