@@ -12,7 +12,7 @@ from ._nnutil import parse_cfloat
 from .attrs import Attr, Bool, Int, Shape
 from .registry import register
 
-_CHUNK = 1 << 22   # elements per gathered (rois, C, ph, pw) block: bounds the working memory
+_CHUNK = 1 << 23   # elements of the (rois, ph, C, W) intermediate per step: bounds memory
 
 
 def _roi_shape(op: str, a, s, channels_div: int = 1):
@@ -51,6 +51,20 @@ def _axis_taps(start, bin_size, pooled: int, grid: int, size: int):
     return low, high, dt(1) - frac, frac, inside
 
 
+def _interp_matrix(taps, size: int) -> np.ndarray:
+    """(R, pooled, size) weights averaging each bin's samples along one axis (out-of-range samples
+    weigh 0): the 2-D bin average is My @ x @ Mx.T because the sample grid and MXNet's validity
+    test are both separable. Rounding differs from MXNet's per-sample sums at float32 level."""
+    low, high, w_low, w_high, inside = taps
+    R, P, G = low.shape
+    z = w_low.dtype.type(0)
+    m = np.zeros((R, P, size), w_low.dtype)
+    at = (np.arange(R)[:, None, None], np.arange(P)[None, :, None])
+    np.add.at(m, at + (low,), np.where(inside, w_low, z))
+    np.add.at(m, at + (high,), np.where(inside, w_high, z))
+    return m / w_low.dtype.type(G)
+
+
 def _align_group(a, x, rois, grid_h: int, grid_w: int):
     """ROIAlign of rois that share one sampling grid; returns (R, C_out, ph, pw)."""
     dt = x.dtype.type
@@ -62,30 +76,22 @@ def _align_group(a, x, rois, grid_h: int, grid_w: int):
     rw, rh = rois[:, 3] * scale - off - sw, rois[:, 4] * scale - off - sh
     if not a.aligned:
         rw, rh = np.maximum(rw, dt(1)), np.maximum(rh, dt(1))
-    yl, yh, wy0, wy1, iny = _axis_taps(sh, rh / dt(PH), PH, grid_h, H)
-    xl, xh, wx0, wx1, inx = _axis_taps(sw, rw / dt(PW), PW, grid_w, W)
-    co = C // (PH * PW) if a.position_sensitive else C
-    bidx = rois[:, 0].astype(np.int64)[:, None, None, None]
-    if a.position_sensitive:
-        cidx = (np.arange(co)[:, None, None] * PH * PW + np.arange(PH)[:, None] * PW
-                + np.arange(PW))[None]
-    else:
-        cidx = np.arange(co)[None, :, None, None]
-    acc = np.zeros((len(rois), co, PH, PW), x.dtype)
-    for iy in range(grid_h):
-        y0, y1 = yl[:, None, :, iy, None], yh[:, None, :, iy, None]
-        for ix in range(grid_w):
-            x0, x1 = xl[:, None, None, :, ix], xh[:, None, None, :, ix]
-            ok = iny[:, None, :, iy, None] & inx[:, None, None, :, ix]
-            hy, ly = wy0[:, None, :, iy, None], wy1[:, None, :, iy, None]
-            hx, lx = wx0[:, None, None, :, ix], wx1[:, None, None, :, ix]
-            z = dt(0)
-            term = (np.where(ok, hy * hx, z) * x[bidx, cidx, y0, x0]
-                    + np.where(ok, hy * lx, z) * x[bidx, cidx, y0, x1]
-                    + np.where(ok, ly * hx, z) * x[bidx, cidx, y1, x0]
-                    + np.where(ok, ly * lx, z) * x[bidx, cidx, y1, x1])
-            acc = acc + term
-    return acc / dt(grid_h * grid_w)
+    my = _interp_matrix(_axis_taps(sh, rh / dt(PH), PH, grid_h, H), H)
+    # contiguous, or matmul leaves BLAS for its slow generic loop
+    mxt = np.ascontiguousarray(
+        _interp_matrix(_axis_taps(sw, rw / dt(PW), PW, grid_w, W), W).transpose(0, 2, 1))
+    full = np.empty((len(rois), PH, C, PW), x.dtype)
+    bidx = rois[:, 0].astype(np.int64)
+    for b in np.unique(bidx):
+        sel = np.flatnonzero(bidx == b)
+        rows = my[sel].reshape(-1, H) @ x[b].transpose(1, 0, 2).reshape(H, C * W)  # one GEMM
+        full[sel] = (rows.reshape(len(sel), PH * C, W) @ mxt[sel]).reshape(len(sel), PH, C, PW)
+    full = full.transpose(0, 2, 1, 3)                                    # (R, C, PH, PW)
+    if not a.position_sensitive:
+        return full
+    co = C // (PH * PW)
+    ch = (np.arange(co)[:, None, None] * PH * PW + np.arange(PH)[:, None] * PW + np.arange(PW))
+    return np.take_along_axis(full, ch[None].repeat(len(rois), 0), 1)
 
 
 def _grid(a, rois, dt, axis: int) -> np.ndarray:
@@ -118,7 +124,7 @@ def roi_align(a, x, rois):
         if (ext[rois[:, 0] >= 0] <= 0).any():
             raise OperatorError("ROIAlign: with aligned=True every roi needs a positive size")
     live = rois[:, 0].astype(np.int64) >= 0
-    per_roi = max(1, int(np.prod(oshape[1:])))
+    per_roi = max(1, a.pooled_size[0] * x.shape[1] * x.shape[3])
     for g in {(int(h), int(w)) for h, w in zip(gh[live], gw[live])}:
         idx = np.flatnonzero(live & (gh == g[0]) & (gw == g[1]))
         step = max(1, _CHUNK // per_roi)
