@@ -25,6 +25,18 @@ MODELS: dict[str, dict] = {
         set={"_rpn_test_post_nms": 8, "rpn._test_pre_nms": 400, "rpn._test_post_nms": 8,
              "nms_topk": 50, "post_nms": 20},
         interop=True),
+    "ssd_300_vgg16_atrous_voc": dict(shape=(1, 3, 300, 300), interop=True,
+                                     heads={r"convpredictor.*_weight": 0.01}),
+    "yolo3_darknet53_voc": dict(shape=(1, 3, 96, 96), interop=True,   # 52 layers: damp them
+                                heads={r"darknet.*conv.*_weight": 0.6,
+                                       r"yolooutputv3.*_weight": 0.1}),
+    "mask_rcnn_resnet18_v1b_coco": dict(
+        shape=(1, 3, 128, 128), heads={r"dense[01]_weight|rpn0_conv[12]_weight": 0.001},
+        set={"_rpn_test_post_nms": 8, "rpn._test_pre_nms": 400, "rpn._test_post_nms": 8,
+             "nms_topk": 50, "post_nms": 20, "_rcnn_max_dets": 20}, interop=True),
+    "center_net_mobilenetv3_small_duc_voc": dict(shape=(1, 3, 128, 128),
+                                                 heads={r"centernet0_conv[01]_weight": 0.2}),
+    "mobile_pose_mobilenetv3_small": dict(shape=(1, 3, 128, 96), heads={}),
     "center_net_resnet18_v1b_voc": dict(shape=(1, 3, 128, 128), heads={r"centernet0_conv[01]_weight": 0.1}),
     "fcn_resnet50_voc": dict(shape=(1, 3, 64, 64), heads={}, interop=True,
                              kwargs=dict(crop_size=64, base_size=64, aux=False)),
@@ -91,6 +103,14 @@ def fixture_models() -> list[str]:
     return sorted(p.name[: -len("-symbol.json")] for p in FIXTURE_DIR.glob("*-symbol.json"))
 
 
+def load_io(name: str):
+    """The recorded outputs and model constants of a fixture (an LZMA-packed npz)."""
+    import io
+    import lzma
+
+    return np.load(io.BytesIO(lzma.decompress((FIXTURE_DIR / f"{name}-io.npz.xz").read_bytes())))
+
+
 def write_params(name: str, path) -> None:
     """The fixture's parameters (recipe values plus stored constants) as an MXNet 1.x file."""
     import json
@@ -98,7 +118,7 @@ def write_params(name: str, path) -> None:
     from framework.io.params_file import save_params
 
     manifest = json.loads((FIXTURE_DIR / f"{name}-manifest.json").read_text())
-    io = np.load(FIXTURE_DIR / f"{name}-io.npz")
+    io = load_io(name)
     heads = MODELS[name]["heads"]
     arrays = {}
     for pname, kind, shape in manifest["params"]:
@@ -116,7 +136,7 @@ def run_fixture(name: str, tmp_path) -> tuple[list[np.ndarray], list[np.ndarray]
 
     params = tmp_path / f"{name}-0000.params"
     write_params(name, params)
-    io = np.load(FIXTURE_DIR / f"{name}-io.npz")
+    io = load_io(name)
     blk = SymbolBlock.imports(str(FIXTURE_DIR / f"{name}-symbol.json"), ["data"], str(params))
     outs = blk(__import__("framework").np.array(make_input(MODELS[name]["shape"])))
     outs = outs if isinstance(outs, (list, tuple)) else [outs]
