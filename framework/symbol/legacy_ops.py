@@ -38,6 +38,11 @@ _RModScalar=scalar,is_int _RPowerScalar=scalar,is_int _add
 _arange=start,stop,step,repeat,infer_range,ctx,dtype _contrib_AdaptiveAvgPooling2D=output_size
 _contrib_BatchNormWithReLU=eps,momentum,fix_gamma,use_global_stats,output_mean_var,axis,cudnn_off,min_calib_range,max_calib_range
 _contrib_BilinearResize2D=height,width,scale_height,scale_width,mode,align_corners
+_contrib_MultiBoxDetection=clip,threshold,background_id,nms_threshold,force_suppress,variances,nms_topk
+_contrib_MultiBoxPrior=sizes,ratios,clip,steps,offsets
+_contrib_MultiBoxTarget=overlap_threshold,ignore_label,negative_mining_ratio,negative_mining_thresh,minimum_negative_samples,variances
+_contrib_MultiProposal=rpn_pre_nms_top_n,rpn_post_nms_top_n,threshold,rpn_min_size,scales,ratios,feature_stride,output_score,iou_loss
+_contrib_Proposal=rpn_pre_nms_top_n,rpn_post_nms_top_n,threshold,rpn_min_size,scales,ratios,feature_stride,output_score,iou_loss
 _contrib_ROIAlign=pooled_size,spatial_scale,sample_ratio,position_sensitive,aligned
 _contrib_SyncBatchNorm=eps,momentum,fix_gamma,use_global_stats,output_mean_var,ndev,key
 _contrib_arange_like=start,step,repeat,ctx,axis
@@ -102,8 +107,11 @@ _npx_deconvolution=kernel,stride,dilate,pad,adj,target_shape,num_filter,num_grou
 _npx_dropout=p,mode,axes,cudnn_off _npx_embedding=input_dim,output_dim,dtype,sparse_grad
 _npx_erf _npx_erfinv _npx_fully_connected=num_hidden,no_bias,flatten _npx_gamma _npx_gammaln
 _npx_layer_norm=axis,eps,output_mean_var _npx_leaky_relu=act_type,slope,lower_bound,upper_bound
-_npx_log_softmax=axis,temperature,dtype,use_length _npx_nonzero
-_npx_one_hot=depth,on_value,off_value,dtype _npx_pick=axis,keepdims,mode
+_npx_log_softmax=axis,temperature,dtype,use_length
+_npx_multibox_detection=clip,threshold,background_id,nms_threshold,force_suppress,variances,nms_topk
+_npx_multibox_prior=sizes,ratios,clip,steps,offsets
+_npx_multibox_target=overlap_threshold,ignore_label,negative_mining_ratio,negative_mining_thresh,minimum_negative_samples,variances
+_npx_nonzero _npx_one_hot=depth,on_value,off_value,dtype _npx_pick=axis,keepdims,mode
 _npx_pooling=kernel,pool_type,global_pool,cudnn_off,pooling_convention,stride,pad,p_value,count_include_pad,layout
 _npx_relu _npx_reshape=newshape,reverse,order
 _npx_reshape_like=lhs_begin,lhs_end,rhs_begin,rhs_end
@@ -136,7 +144,7 @@ one_hot=depth,on_value,off_value,dtype ones_like pad=mode,pad_width,constant_val
 pick=axis,keepdims,mode prod=axis,keepdims,exclude radians rcbrt reciprocal relu
 repeat=repeats,axis reshape=shape,reverse,target_shape,keep_highest
 reshape_like=lhs_begin,lhs_end,rhs_begin,rhs_end reverse=axis rint round rsqrt shape_array
-sigmoid sign sin sinh size_array slice=begin,end,step slice_axis=axis,begin,end slice_like=axes
+sigmoid sign sin sinh size_array slice=begin,end,step slice_axis=axis,begin,end! slice_like=axes
 smooth_l1=scalar softmax=axis,temperature,dtype,use_length
 softmin=axis,temperature,dtype,use_length softsign sort=axis,is_ascend space_to_depth=block_size
 split=num_outputs,axis,squeeze_axis sqrt square squeeze=axis stack=axis,num_args stop_gradient
@@ -144,6 +152,9 @@ sum=axis,keepdims,exclude sum_axis=axis,keepdims,exclude swapaxes=dim1,dim2 take
 tanh tile=reps topk=axis,k,ret_typ,is_ascend,dtype transpose=axes trunc where zeros_like
 """
 
+_ROWS = [(row.partition('=')[0], row.partition('=')[2].split(',')) for row in _TABLE.split()]
 MX191_OPS: dict[str, frozenset] = {
-    row.partition('=')[0]: frozenset(filter(None, row.partition('=')[2].split(',')))
-    for row in _TABLE.split()}
+    op: frozenset(a.rstrip('!') for a in attrs if a) for op, attrs in _ROWS}
+# attributes MXNet 1.9.1 requires although None is legal: written as "None", never omitted
+MX191_REQUIRED_NONE: dict[str, frozenset] = {
+    op: frozenset(a[:-1] for a in attrs if a.endswith('!')) for op, attrs in _ROWS}
