@@ -90,7 +90,8 @@ def _detect_one(a, prob, loc, anchors):
     best = np.argmax(fg, axis=0)           # first strict maximum; 0: no class beat -1
     score = fg[best, np.arange(prob.shape[1])]
     cls = np.where(score < dt(np.float32(a.threshold)), 0, best).astype(prob.dtype) - dt(1)
-    rows = np.concatenate([cls[:, None], score[:, None], _decode(a, loc.reshape(-1, 4), anchors)], 1)
+    boxes = _decode(a, loc.reshape(-1, 4), anchors)
+    rows = np.concatenate([cls[:, None], score[:, None], boxes], 1)
     out = np.full(rows.shape, -1, prob.dtype)
     valid = rows[rows[:, 0] >= 0]
     out[:len(valid)] = valid

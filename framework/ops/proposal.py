@@ -70,8 +70,9 @@ def _nms(dets, thresh: float, limit: int) -> list[int]:
             continue
         keep.append(i)
         r = dets[i + 1:]
-        w = np.maximum(F(0), np.minimum(dets[i, 2], r[:, 2]) - np.maximum(dets[i, 0], r[:, 0]) + F(1))
-        h = np.maximum(F(0), np.minimum(dets[i, 3], r[:, 3]) - np.maximum(dets[i, 1], r[:, 1]) + F(1))
+        d = dets[i]
+        w = np.maximum(F(0), np.minimum(d[2], r[:, 2]) - np.maximum(d[0], r[:, 0]) + F(1))
+        h = np.maximum(F(0), np.minimum(d[3], r[:, 3]) - np.maximum(d[1], r[:, 1]) + F(1))
         inter = w * h
         with np.errstate(divide="ignore", invalid="ignore"):
             alive[i + 1:] &= ~(inter / (area[i] + area[i + 1:] - inter) > F(thresh))

@@ -39,7 +39,8 @@ def _axis_taps(start, bin_size, pooled: int, grid: int, size: int):
     dt = start.dtype.type
     p = np.arange(pooled, dtype=start.dtype)[None, :, None]
     g = (np.arange(grid, dtype=start.dtype) + dt(0.5))[None, None, :]
-    pos = (start[:, None, None] + p * bin_size[:, None, None]) + g * bin_size[:, None, None] / dt(grid)
+    b = bin_size[:, None, None]
+    pos = (start[:, None, None] + p * b) + g * b / dt(grid)
     inside = (pos >= -1.0) & (pos <= size)
     pos = np.where(pos <= 0, dt(0), pos)
     low = pos.astype(np.int64)
@@ -162,6 +163,7 @@ def roi_pooling(a, x, rois):
     out = np.zeros(oshape, x.dtype)
     arg = np.full(oshape, -1, x.dtype)
     r = rois.astype(x.dtype, copy=False)
+    lowest = x.dtype.type(-np.finfo(np.float32).max)    # MXNet's initial maximum
     corners = _round_half_away(r[:, 1:5] * x.dtype.type(np.float32(a.spatial_scale)))
     for i in range(len(r)):
         b = int(r[i, 0])
@@ -178,6 +180,6 @@ def roi_pooling(a, x, rois):
                 cells = (np.arange(hs[p], he[p])[:, None] * W + np.arange(ws[q], we[q])).ravel()
                 vals = plane[:, cells]
                 k = np.argmax(vals, axis=1)
-                out[i, :, p, q] = np.maximum(vals[np.arange(C), k], x.dtype.type(-np.finfo(np.float32).max))
+                out[i, :, p, q] = np.maximum(vals[np.arange(C), k], lowest)
                 arg[i, :, p, q] = b * C * H * W + np.arange(C) * H * W + cells[k]
     return out, arg
