@@ -56,6 +56,15 @@ def _run(version: str, jobs: list, tmp: Path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _original_runs(name: str, tmp: Path) -> bool:
+    """Whether MXNet 2.0.0b1 runs the GluonCV export itself (it fails on some, e.g. SE blocks:
+    'Check failed: !is_view'); a 2.x failure is hybridserve's only when this one runs."""
+    job = {"name": name, "symbol": str(FIXTURE_DIR / f"{name}-symbol.json"),
+           "params": str(tmp / f"{name}-in.params"), "inputs": str(tmp / f"{name}-in.npz"),
+           "out": str(tmp / f"{name}-orig-out.npz")}
+    return _run("2.0.0b1", [job], tmp)[name]["ok"]
+
+
 def main() -> int:
     names = sys.argv[1:] or fixture_models()
     bad = 0
@@ -67,6 +76,10 @@ def main() -> int:
             for n in names:
                 res = summary[n]
                 if not res["ok"]:
+                    if version == "2.0.0b1" and not _original_runs(n, tmp):
+                        print(f"{n} {fmt}: n/a, MXNet 2.0.0b1 cannot run GluonCV's own export "
+                              f"either ({res['error'].splitlines()[-1][:120]})")
+                        continue
                     print(f"{n} {fmt}: FAILED in MXNet {version}: {res['error'][:300]}")
                     bad += 1
                     continue
