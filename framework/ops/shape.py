@@ -332,7 +332,7 @@ def slice_channel(a, x):
     parts = np.split(x, a.num_outputs, axis=a.axis)
     if a.squeeze_axis:
         parts = [np.squeeze(p, axis=a.axis) for p in parts]
-    return tuple(parts)
+    return tuple(parts) if len(parts) > 1 else parts[0]   # one output: an array, as the plan expects
 
 
 def _v2_bounds(a, n):

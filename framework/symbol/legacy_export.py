@@ -24,7 +24,7 @@ from ..io.atomic import write_atomic
 from ..io.params_file import save_params
 from ..ops.attrs import parse_tuple
 from ..ops.legacy_forms import MX191_CHOICES, export_error as _err
-from ..ops.mxnet191 import MX191_OPS
+from ..ops.mxnet191 import MX191_OPS, MX191_REQUIRED_NONE
 from ..ops.registry import OpDef, get_op
 from .graph import Node, Symbol
 from .infer import infer_shapes
@@ -64,11 +64,17 @@ def _write_attrs(node: Node, target: str, values: dict[str, Any], schema: dict) 
     known = MX191_OPS[target]
     out = {}
     for k, v in values.items():
-        if k.startswith("__") or v is None or k in _DROP:
+        spec = schema.get(k)
+        if k.startswith("__") or k in _DROP:
+            continue
+        if v is None:
+            if k in MX191_REQUIRED_NONE.get(target, ()):
+                out[k] = "None"          # 1.9.1 requires it although None is legal (slice_axis end)
             continue
         if k not in known and k != "num_args":        # num_args: variadic ops' key var arg
-            spec = schema.get(k)
-            if spec is not None and not spec.required and v == spec.default:
+            if spec is None:
+                continue                 # an attribute the op ignores (1.x zeros_like dtype)
+            if not spec.required and v == spec.default:
                 continue                 # a newer attribute left at its default: omit it
             raise _err(node, f"attribute {k}={v!r} does not exist in MXNet 1.9.1's {target}")
         allowed = MX191_CHOICES.get((target, k))

@@ -1,0 +1,108 @@
+"""Non-maximum suppression (`_contrib_box_nms`) with MXNet's ordering, tie-breaking and padding.
+
+MXNet's algorithm, per batch (all leading axes flatten into one batch axis):
+1. a box is a candidate when `score > valid_thresh` (and, with `id_index >= 0`, its class id is
+   not `background_id`); when no box of any batch is a candidate the whole output is -1;
+2. candidates are ordered by score, descending, with a stable sort (equal scores keep input
+   order), and only the first `topk` of them take part;
+3. greedily, each surviving box suppresses every later one whose IoU with it is `> overlap_thresh`
+   (only boxes of the same class unless `force_suppress` or `id_index < 0`);
+4. survivors are written in that order to the front of the batch's rows, the rest are -1;
+   `out_format` != `in_format` converts the written rows (rows starting with a negative value
+   are left as they are, as MXNet's converter skips them).
+`topk == 0` returns the input unchanged. The hidden second output records, per output row, the
+flat input row (batch * num_box + i) it came from, -1 for padding.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import ShapeError
+from ._boxes import FORMATS, area, convert_rows, intersect
+from ._nnutil import CF
+from .attrs import Bool, Int, Str
+from .registry import register
+
+
+def _check_layout(a, width: int) -> None:
+    need = 6 if a.id_index >= 0 else 5
+    if width < need:
+        raise ShapeError(f"box_nms: the last axis must hold at least {need} values "
+                         f"(score, 4 coordinates{', class id' if need == 6 else ''}), got {width}")
+    cs, ce = a.coord_start, a.coord_start + 3
+    if not (0 <= cs and ce < width):
+        raise ShapeError(f"box_nms: coordinates {cs}..{ce} out of range for width {width}")
+    for name in ("score_index", "id_index"):
+        i = a[name]
+        if name == "id_index" and i < 0:
+            continue
+        if not 0 <= i < width or cs <= i <= ce:
+            raise ShapeError(f"box_nms: {name}={i} is out of range or overlaps the coordinates")
+    if a.id_index >= 0 and a.id_index == a.score_index:
+        raise ShapeError("box_nms: id_index and score_index are the same column")
+
+
+def _nms_shape(a, s):
+    shape = tuple(s[0])
+    if len(shape) < 2:
+        raise ShapeError(f"box_nms: input must have at least 2 dimensions, got {shape}")
+    _check_layout(a, shape[-1])
+    return [shape, shape[:-1] + (1,)]
+
+
+def _survivors(a, rows: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Greedy suppression over `order` (positions into rows); returns the kept positions."""
+    dt = rows.dtype
+    boxes = rows[order, a.coord_start:a.coord_start + 4]
+    areas = area(boxes, a.in_format)
+    thresh = dt.type(np.float32(a.overlap_thresh))
+    by_class = a.id_index >= 0 and not a.force_suppress
+    ids = rows[order, a.id_index].astype(np.int64) if by_class else None
+    alive = np.ones(len(order), bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(len(order) - 1):
+            if not alive[i]:
+                continue
+            inter = intersect(boxes[i], boxes[i + 1:], a.in_format)
+            iou = inter / (areas[i] + areas[i + 1:] - inter)
+            hit = iou > thresh
+            if by_class:
+                hit &= ids[i + 1:] == ids[i]
+            alive[i + 1:] &= ~hit
+    return order[alive]
+
+
+@register("_contrib_box_nms", "_contrib_box_non_maximum_suppression", "_npx_box_nms",
+          attrs={"overlap_thresh": CF(0.5), "valid_thresh": CF(0.0), "topk": Int(-1),
+                 "coord_start": Int(2), "score_index": Int(1), "id_index": Int(-1),
+                 "background_id": Int(-1), "force_suppress": Bool(False),
+                 "in_format": Str("corner", choices=FORMATS),
+                 "out_format": Str("corner", choices=FORMATS)},
+          num_outputs=2, num_visible=1, output_names=("output", "temp"),
+          infer_shape=_nms_shape, strict=True)
+def box_nms(a, x):
+    """Non-maximum suppression of (..., num_box, width) rows; see the module docstring."""
+    shape = _nms_shape(a, [x.shape])[0]
+    n, width = shape[-2], shape[-1]
+    data = x.reshape(-1, n, width)
+    nb, dt = data.shape[0], x.dtype
+    topk = n if a.topk < 0 else min(n, a.topk)
+    if topk < 1:
+        rec = np.arange(nb * n, dtype=dt).reshape(shape[:-1] + (1,))
+        return x.copy(), rec
+    scores = data[..., a.score_index]
+    valid = scores > dt.type(np.float32(a.valid_thresh))
+    if a.id_index >= 0:
+        valid &= data[..., a.id_index] != dt.type(a.background_id)
+    out = np.full(data.shape, -1, dt)
+    rec = np.full((nb, n), -1, dt)
+    for b in range(nb if valid.any() else 0):
+        cand = np.flatnonzero(valid[b])
+        order = cand[np.argsort(-scores[b, cand], kind="stable")][:topk]
+        kept = _survivors(a, data[b], order)
+        out[b, :len(kept)] = data[b, kept]
+        rec[b, :len(kept)] = b * n + kept
+    if a.in_format != a.out_format:
+        cs = a.coord_start
+        out[..., cs:cs + 4] = convert_rows(out[..., cs:cs + 4], a.out_format)
+    return out.reshape(shape), rec.reshape(shape[:-1] + (1,))

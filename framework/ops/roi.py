@@ -1,0 +1,185 @@
+"""Region-of-interest feature extraction: `_contrib_ROIAlign` and `ROIPooling`.
+
+Both take a (N, C, H, W) feature map and (R, 5) rois `[batch_index, x1, y1, x2, y2]` in image
+coordinates (scaled by `spatial_scale`) and return (R, C, ph, pw).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import OperatorError, ShapeError
+from ._nnutil import parse_cfloat
+from .attrs import Attr, Bool, Int, Shape
+from .registry import register
+
+_CHUNK = 1 << 23   # elements of the (rois, ph, C, W) intermediate per step: bounds memory
+
+
+def _roi_shape(op: str, a, s, channels_div: int = 1):
+    d, r = tuple(s[0]), tuple(s[1])
+    if len(d) != 4:
+        raise ShapeError(f"{op}: data must be 4-D (N, C, H, W), got {d}")
+    if len(r) != 2 or r[1] != 5:
+        raise ShapeError(f"{op}: rois must be (num_rois, 5), got {r}")
+    ph, pw = a.pooled_size
+    if d[1] % channels_div:
+        raise ShapeError(f"{op}: {d[1]} channels do not divide by pooled_size {ph}x{pw}")
+    return [(r[0], d[1] // channels_div, ph, pw)]
+
+
+# -- ROIAlign ---------------------------------------------------------------------------------
+def _align_shape(a, s):
+    div = a.pooled_size[0] * a.pooled_size[1] if a.position_sensitive else 1
+    return _roi_shape("ROIAlign", a, s, div)
+
+
+def _axis_taps(start, bin_size, pooled: int, grid: int, size: int):
+    """Per roi, bin and sample along one axis: (low, high, w_low, w_high, inside) with MXNet's
+    clamping; `inside` is False for samples beyond [-1, size]."""
+    dt = start.dtype.type
+    p = np.arange(pooled, dtype=start.dtype)[None, :, None]
+    g = (np.arange(grid, dtype=start.dtype) + dt(0.5))[None, None, :]
+    b = bin_size[:, None, None]
+    pos = (start[:, None, None] + p * b) + g * b / dt(grid)
+    inside = (pos >= -1.0) & (pos <= size)
+    pos = np.where(pos <= 0, dt(0), pos)
+    low = pos.astype(np.int64)
+    edge = low >= size - 1
+    low = np.where(edge, size - 1, low)
+    high = np.where(edge, size - 1, low + 1)
+    pos = np.where(edge, low.astype(start.dtype), pos)
+    frac = pos - low.astype(start.dtype)
+    return low, high, dt(1) - frac, frac, inside
+
+
+def _interp_matrix(taps, size: int) -> np.ndarray:
+    """(R, pooled, size) weights averaging each bin's samples along one axis (out-of-range samples
+    weigh 0): the 2-D bin average is My @ x @ Mx.T because the sample grid and MXNet's validity
+    test are both separable. Rounding differs from MXNet's per-sample sums at float32 level."""
+    low, high, w_low, w_high, inside = taps
+    R, P, G = low.shape
+    z = w_low.dtype.type(0)
+    m = np.zeros((R, P, size), w_low.dtype)
+    at = (np.arange(R)[:, None, None], np.arange(P)[None, :, None])
+    np.add.at(m, at + (low,), np.where(inside, w_low, z))
+    np.add.at(m, at + (high,), np.where(inside, w_high, z))
+    return m / w_low.dtype.type(G)
+
+
+def _align_group(a, x, rois, grid_h: int, grid_w: int):
+    """ROIAlign of rois that share one sampling grid; returns (R, C_out, ph, pw)."""
+    dt = x.dtype.type
+    N, C, H, W = x.shape
+    PH, PW = a.pooled_size
+    off = dt(0.5) if a.aligned else dt(0)
+    scale = dt(a.spatial_scale)
+    sw, sh = rois[:, 1] * scale - off, rois[:, 2] * scale - off
+    rw, rh = rois[:, 3] * scale - off - sw, rois[:, 4] * scale - off - sh
+    if not a.aligned:
+        rw, rh = np.maximum(rw, dt(1)), np.maximum(rh, dt(1))
+    my = _interp_matrix(_axis_taps(sh, rh / dt(PH), PH, grid_h, H), H)
+    # contiguous, or matmul leaves BLAS for its slow generic loop
+    mxt = np.ascontiguousarray(
+        _interp_matrix(_axis_taps(sw, rw / dt(PW), PW, grid_w, W), W).transpose(0, 2, 1))
+    full = np.empty((len(rois), PH, C, PW), x.dtype)
+    bidx = rois[:, 0].astype(np.int64)
+    for b in np.unique(bidx):
+        sel = np.flatnonzero(bidx == b)
+        rows = my[sel].reshape(-1, H) @ x[b].transpose(1, 0, 2).reshape(H, C * W)  # one GEMM
+        full[sel] = (rows.reshape(len(sel), PH * C, W) @ mxt[sel]).reshape(len(sel), PH, C, PW)
+    full = full.transpose(0, 2, 1, 3)                                    # (R, C, PH, PW)
+    if not a.position_sensitive:
+        return full
+    co = C // (PH * PW)
+    ch = (np.arange(co)[:, None, None] * PH * PW + np.arange(PH)[:, None] * PW + np.arange(PW))
+    return np.take_along_axis(full, ch[None].repeat(len(rois), 0), 1)
+
+
+def _grid(a, rois, dt, axis: int) -> np.ndarray:
+    if a.sample_ratio > 0:
+        return np.full(len(rois), a.sample_ratio, np.int64)
+    off = dt(0.5) if a.aligned else dt(0)
+    scale = dt(a.spatial_scale)
+    ext = (rois[:, 3 + axis] * scale - off) - (rois[:, 1 + axis] * scale - off)
+    if not a.aligned:
+        ext = np.maximum(ext, dt(1))
+    return np.ceil(ext / dt(a.pooled_size[1 - axis])).astype(np.int64)
+
+
+@register("_contrib_ROIAlign",
+          attrs={"pooled_size": Shape(), "spatial_scale": Attr(parse_cfloat),
+                 "sample_ratio": Int(-1), "position_sensitive": Bool(False),
+                 "aligned": Bool(False)},
+          inputs=("data", "rois"), infer_shape=_align_shape, strict=True)
+def roi_align(a, x, rois):
+    """Bilinear average over a grid of samples per bin (Mask R-CNN). `sample_ratio <= 0` picks
+    ceil(roi size / pooled size) samples per roi; `aligned` shifts by half a pixel. Rois with a
+    negative batch index give zeros (MXNet leaves most of their output unwritten)."""
+    oshape = _align_shape(a, [x.shape, rois.shape])[0]
+    rois = rois.astype(x.dtype, copy=False)
+    out = np.zeros(oshape, x.dtype)
+    gh, gw = _grid(a, rois, x.dtype.type, 1), _grid(a, rois, x.dtype.type, 0)
+    if a.aligned:
+        dt = x.dtype.type
+        ext = rois[:, 3:5] * dt(a.spatial_scale) - rois[:, 1:3] * dt(a.spatial_scale)
+        if (ext[rois[:, 0] >= 0] <= 0).any():
+            raise OperatorError("ROIAlign: with aligned=True every roi needs a positive size")
+    live = rois[:, 0].astype(np.int64) >= 0
+    per_roi = max(1, a.pooled_size[0] * x.shape[1] * x.shape[3])
+    for g in {(int(h), int(w)) for h, w in zip(gh[live], gw[live])}:
+        idx = np.flatnonzero(live & (gh == g[0]) & (gw == g[1]))
+        step = max(1, _CHUNK // per_roi)
+        for s in range(0, len(idx), step):
+            part = idx[s:s + step]
+            out[part] = _align_group(a, x, rois[part], *g)
+    return out
+
+
+# -- ROIPooling -------------------------------------------------------------------------------
+def _round_half_away(v: np.ndarray) -> np.ndarray:
+    return (np.sign(v) * np.floor(np.abs(v) + v.dtype.type(0.5))).astype(np.int64)
+
+
+def _bins(start, extent: int, pooled: int, size: int):
+    dt = np.float32
+    bin_size = dt(extent) / dt(pooled)
+    p = np.arange(pooled, dtype=dt)
+    lo = np.floor(p * bin_size).astype(np.int64) + start
+    hi = np.ceil((p + dt(1)) * bin_size).astype(np.int64) + start
+    return np.clip(lo, 0, size), np.clip(hi, 0, size)
+
+
+@register("ROIPooling", "_npx_roi_pooling",
+          attrs={"pooled_size": Shape(), "spatial_scale": Attr(parse_cfloat)},
+          inputs=("data", "rois"), num_outputs=2, num_visible=1,
+          output_names=("output", "maxidx"),
+          infer_shape=lambda a, s: _roi_shape("ROIPooling", a, s) * 2, strict=True)
+def roi_pooling(a, x, rois):
+    """Max over each bin of the roi rounded to feature-map cells (Fast R-CNN); empty bins and rois
+    with an out-of-range batch index give 0. Hidden output: flat input index of each max."""
+    oshape = _roi_shape("ROIPooling", a, [x.shape, rois.shape])[0]
+    N, C, H, W = x.shape
+    PH, PW = a.pooled_size
+    out = np.zeros(oshape, x.dtype)
+    arg = np.full(oshape, -1, x.dtype)
+    r = rois.astype(x.dtype, copy=False)
+    lowest = x.dtype.type(-np.finfo(np.float32).max)    # MXNet's initial maximum
+    corners = _round_half_away(r[:, 1:5] * x.dtype.type(np.float32(a.spatial_scale)))
+    for i in range(len(r)):
+        b = int(r[i, 0])
+        if not 0 <= b < N:
+            continue
+        x1, y1, x2, y2 = (int(v) for v in corners[i])
+        hs, he = _bins(y1, max(y2 - y1 + 1, 1), PH, H)
+        ws, we = _bins(x1, max(x2 - x1 + 1, 1), PW, W)
+        plane = x[b].reshape(C, H * W)
+        for p in range(PH):
+            for q in range(PW):
+                if he[p] <= hs[p] or we[q] <= ws[q]:
+                    continue
+                cells = (np.arange(hs[p], he[p])[:, None] * W + np.arange(ws[q], we[q])).ravel()
+                vals = plane[:, cells]
+                k = np.argmax(vals, axis=1)
+                out[i, :, p, q] = np.maximum(vals[np.arange(C), k], lowest)
+                arg[i, :, p, q] = b * C * H * W + np.arange(C) * H * W + cells[k]
+    return out, arg
