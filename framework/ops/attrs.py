@@ -155,6 +155,10 @@ def Shape(default=_REQUIRED, **kw) -> Attr:
     return Attr(parse_tuple, default, **kw)
 
 
+def FloatTuple(default=_REQUIRED, **kw) -> Attr:
+    return Attr(lambda v: parse_tuple(v, parse_float), default, **kw)
+
+
 def Str(default=_REQUIRED, choices=None, **kw) -> Attr:
     return Attr(lambda v: str(v).strip() if isinstance(v, str) else str(v), default, choices, **kw)
 
