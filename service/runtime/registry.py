@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import Enum
 
-from ..errors import BadRequest, NotFound, ServiceError, Unavailable
-from ..repository.config import ModelConfig
+from ..errors import BadRequest, NotFound, ServiceError, Unavailable, VersionUnavailable
+from ..repository.config import ModelConfig, VersionPolicy
 from ..repository.store import ModelFiles, ModelStore, check_name
 from ..settings import Settings
 from .batching import Batcher
@@ -45,6 +45,7 @@ class ModelVersion:
     loaded_at: float = field(default_factory=time.time)
     ident: tuple | None = None          # the version directory's identity when loaded
     inflight: int = 0                   # unbatched requests admitted and not yet finished
+    excluded: bool = False              # on disk, outside the version policy: not served
 
 
 def load_limits(s: Settings) -> dict:
@@ -89,6 +90,9 @@ class Registry:
             if mv is None:
                 raise NotFound(f"model '{name}' has no version '{version}'")
         if mv.state is not State.READY:
+            if mv.excluded:       # Triton's words and status for a version it does not serve
+                raise VersionUnavailable(f"Request for unknown model: '{name}' version "
+                                         f"{mv.version} is not at ready state ({mv.reason})")
             why = f": {mv.reason}" if mv.reason else ""
             if mv.state is State.LOADING:
                 raise Unavailable(f"model '{name}' version {mv.version} is still loading")
@@ -116,32 +120,55 @@ class Registry:
     # -- lifecycle -----------------------------------------------------------------------------
     async def load(self, name: str, config: ModelConfig | None = None,
                    only: set[str] | None = None) -> list[ModelVersion]:
-        """(Re)load the versions of a model found in the store (all, or `only` those);
-        versions gone from disk are retired. Raises if none of them becomes ready."""
+        """(Re)load the versions of a model that its version policy serves (all of them, or
+        `only` those), then unload the ones it does not and retire versions gone from disk.
+        Raises if none of them becomes ready."""
         check_name(name)
         self.unloaded.discard(name)
         async with self.lock(name):
             versions = self.store.versions(name)
             if not versions:
                 raise NotFound(f"model '{name}' has no versions in the model store")
-            if only is not None:
-                versions = [v for v in versions if v in only]
             entries = self.models.setdefault(name, {})
             try:
-                cfg = config if config is not None else self.store.read_config(name)
+                cfg = config if config is not None else self.store.effective_config(name)
             except ServiceError as e:
-                for v in versions:
+                for v in versions if only is None else [v for v in versions if v in only]:
                     entries[v] = ModelVersion(name, v, State.FAILED, e.message)
                 raise
-            results = await asyncio.gather(*(self._load_version(name, v, cfg) for v in versions))
-            on_disk = set(self.store.versions(name))
-            for v in [v for v in entries if v not in on_disk]:     # gone from disk
-                await self._retire(entries.pop(v))
+            policy = cfg.version_policy if cfg is not None else VersionPolicy()
+            served = policy.select(versions)
+            if not served:
+                raise BadRequest(f"the version policy of model '{name}' ({policy.describe()}) "
+                                 f"selects none of its versions {versions}"[:2000])
+            todo = served if only is None else [v for v in served if v in only]
+            results = await asyncio.gather(*(self._load_version(name, v, cfg) for v in todo))
+            await self._apply_policy(name, versions, served, policy)
             self.metrics.loaded.set(self._count_ready())
             errors = [r for r in results if isinstance(r, ServiceError)]
             if errors and len(errors) == len(results):
                 raise errors[0]
-            return [entries[v] for v in versions]
+            return [entries[v] for v in todo]
+
+    async def _apply_policy(self, name: str, versions: list[str], served: list[str],
+                            policy: VersionPolicy) -> None:
+        """After the served versions were loaded: unload the versions outside the policy —
+        only once one the policy serves is READY, so a model never stops answering because
+        its new version failed — and retire versions gone from disk."""
+        entries = self.models[name]
+        for v in [v for v in entries if v not in versions]:
+            await self._retire(entries.pop(v))
+        if not any(entries.get(v) is not None and entries[v].state is State.READY
+                   for v in served):
+            return
+        reason = f"not in the version policy ({policy.describe()})"
+        for v in versions:
+            if v in served:
+                continue
+            mv = entries.get(v)
+            if mv is not None and mv.runner is not None:
+                await self._retire(mv)
+            entries[v] = ModelVersion(name, v, State.UNAVAILABLE, reason, excluded=True)
 
     async def load_runner(self, name: str, version: str, files: ModelFiles,
                           cfg: ModelConfig | None) -> Runner:
@@ -181,6 +208,9 @@ class Registry:
             self.unloaded.discard(name)
             runner.version = version
             mv = await self._serve(name, version, runner, ident)
+            versions = self.store.versions(name)
+            policy = runner.config.version_policy
+            await self._apply_policy(name, versions, policy.select(versions), policy)
             self.metrics.loaded.set(self._count_ready())
             return mv
 
@@ -246,7 +276,7 @@ class Registry:
             for mv in entries.values():
                 if mv.runner is not None:
                     await self._retire(mv)
-                mv.state, mv.reason = State.UNAVAILABLE, "unloaded"
+                mv.state, mv.reason, mv.excluded = State.UNAVAILABLE, "unloaded", False
             self.metrics.loaded.set(self._count_ready())
 
     async def forget(self, name: str, version: str | None = None) -> None:
