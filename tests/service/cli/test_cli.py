@@ -1,6 +1,7 @@
 """`python -m service` in a subprocess (flags, env, graceful shutdown) and offline subcommands."""
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -244,7 +245,6 @@ def test_converted_1x_loads_in_real_mxnet_191(tmp_path, capsys):
 
 def test_serve_memory_budget_flag_and_env(tmp_path, monkeypatch):
     """`serve --memory-budget 3GiB` and HYBRIDSERVE_MEMORY_BUDGET reach the registry."""
-    import importlib
     cli = importlib.import_module("service.cli.main")     # the module (the package exports main())
     seen = []
     monkeypatch.setattr(cli, "create_app", lambda s: seen.append(s))

@@ -4,6 +4,7 @@ change picked up by polling, delete) load and unload to match."""
 from __future__ import annotations
 
 import json
+import threading
 
 import httpx
 import numpy as np
@@ -118,7 +119,6 @@ def test_changing_the_policy_never_leaves_the_latest_unavailable(srv):
     for _ in range(2):
         _upload(c, "fc")
     errors, seen = [], set()
-    import threading
     stop = threading.Event()
 
     def hammer():

@@ -115,4 +115,3 @@ def test_unloading_gives_the_memory_back(tmp_path):
         assert after <= 1.10 * before, figures
         # and, whatever the test process's size, at most a tenth of what the model took
         assert after - before <= 0.10 * (loaded - before), figures
-        del files
