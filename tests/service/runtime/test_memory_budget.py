@@ -64,8 +64,10 @@ def test_a_load_over_the_budget_is_refused_and_the_server_keeps_serving(tmp_path
         msg = r.json()["error"]
         assert "memory budget" in msg and f"{reg.budget / MiB:.1f} MiB" in msg
         assert f"needs at least {size / MiB:.1f} MiB" in msg
-        # its parameters fit, what it holds once loaded and warm (measured) does not
-        reg.budget = held + size + 256 * 1024
+        # its parameters fit, what it holds once loaded and warm does not: the measured cost
+        # is at least the arrays it holds — parameters plus warm buffers, ~7 KiB more than the
+        # params file — whatever this (shared, busy) test process's resident memory did
+        reg.budget = held + size + 2048
         r = c.post("/v2/repository/models/big/upload", files=big)
         assert r.status_code == 507, r.text
         cost = float(re.search(r"holds ([\d.]+) MiB", r.json()["error"]).group(1))
