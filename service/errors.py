@@ -46,3 +46,16 @@ class Unavailable(ServiceError):
 
 class Timeout(ServiceError):
     status = 504
+
+
+class VersionUnavailable(ServiceError):
+    """A version the store holds but does not serve (outside the model's version policy):
+    Triton's UNAVAILABLE, which it answers with 503 and no Retry-After (it will not become
+    ready by waiting)."""
+    status = 503
+
+
+class InsufficientStorage(ServiceError):
+    """A load that would take the loaded models over the memory budget (RFC 4918's 507):
+    refused before it can make the server swap or die."""
+    status = 507

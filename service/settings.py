@@ -5,7 +5,7 @@ import os
 from pathlib import Path
 from typing import Literal, Optional
 
-from pydantic import Field, SecretStr
+from pydantic import ByteSize, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MiB = 1024 * 1024
@@ -57,6 +57,12 @@ class Settings(BaseSettings):
     # CPython's GIL hand-over interval (default 5 ms): an inference thread that re-takes the
     # GIL after each NumPy kernel would otherwise wait behind the busy event loop every time
     gil_switch_interval_s: float = 0.0002
+    # memory the loaded model versions may hold together (each measured at load: RSS growth
+    # across load and warm-up, at least its NumPy buffers); a load beyond it is refused with
+    # 507. Bytes or "512MiB", "4GB"; 0 = no budget. Unset: memory_budget_fraction of the
+    # memory available at startup (MemAvailable, or the cgroup's headroom when smaller)
+    memory_budget: Optional[ByteSize] = None
+    memory_budget_fraction: float = Field(default=0.8, gt=0, le=1)
     default_max_batch_size: int = 0    # used when a model has no config; 0 = no batching
     default_batch_delay_us: int = 500
     default_max_queue_size: int = 256  # per model; beyond it → 503 + Retry-After

@@ -2,8 +2,9 @@
 
 - every error the server can answer, each `{"error": "..."}`: 400 (client mistakes, including
   what FastAPI would call 422), 401 (bearer token, when configured), 404, 413 (body limits),
-  503 (queue full / model loading, with Retry-After), plus 504 on inference and inspection and
-  403/409 on store writes;
+  503 (queue full / model loading, with Retry-After; a version outside the version policy,
+  without), plus 504 on inference and inspection, 403/409 on store writes and 507 (memory
+  budget) on loads and uploads;
 - the other media types some operations answer with: binary inference responses
   (application/octet-stream), `?format=text` summaries and Prometheus metrics (text/plain);
 - the bearer-token security scheme.
@@ -23,7 +24,8 @@ _REASONS = {400: "Client mistake (bad JSON, shape, dtype, size, model files, ...
             409: "The version already exists",
             413: "Body, upload or decompressed body over its limit",
             503: "Queue full or model still loading: retry after `Retry-After` seconds",
-            504: "Inference did not finish within the time limit"}
+            504: "Inference did not finish within the time limit",
+            507: "Loading would take the loaded models over the memory budget"}
 _TEXT = {"schema": {"type": "string"}}
 
 
@@ -33,6 +35,8 @@ def _codes(path: str, method: str) -> list[int]:
         codes.append(504)
     if path.startswith("/v2/repository") or method == "delete":
         codes += [403, 409]
+    if path.endswith(("/load", "/upload")):
+        codes.append(507)
     return codes
 
 

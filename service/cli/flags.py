@@ -35,6 +35,11 @@ HELP: dict[str, str] = {
     "intra_op_threads": "threads one forward's heavy ops may split over (1: off)",
     "optimize_graphs": "serve the optimize_for twin of each graph when it matches the traced one",
     "gil_switch_interval_s": "CPython GIL switch interval while serving",
+    "memory_budget": "memory the loaded model versions may hold together, e.g. 4GiB; a load "
+                     "beyond it is refused with 507 (0: no budget; default: "
+                     "--memory-budget-fraction of the memory available at startup)",
+    "memory_budget_fraction": "share of the memory available at startup used as the budget "
+                              "when --memory-budget is not given",
     "default_max_batch_size": "max_batch_size of a model without config (0: no batching)",
     "default_batch_delay_us": "queue delay of a batched model without one declared",
     "default_max_queue_size": "waiting requests per model before 503",

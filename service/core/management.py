@@ -80,7 +80,7 @@ async def upload(core: Core, name: str, symbol: BinaryIO, params: BinaryIO | Non
             if params is not None:
                 await _run(copy_limited, params, staged / f"{name}-0000.params", limit)
             faults.point("upload.received")
-            effective = cfg if cfg is not None else store.read_config(name)
+            effective = cfg if cfg is not None else store.effective_config(name)
             if version is not None and version in store.versions(name):
                 raise Conflict(f"model '{name}' already has version {version}")
             others = store.versions(name)
@@ -132,58 +132,97 @@ def _decode_files(params: dict, limit: int) -> dict[str, dict[str, bytes]]:
     return out
 
 
-async def load(core: Core, name: str, params: dict) -> None:
-    """Triton `POST /v2/repository/models/{name}/load` (optionally with config and files).
-    Every replica follows: the manifest records the model as loaded, bumps its reload epoch
-    and, with a config, its new digest."""
-    check_name(name)
+def _load_config(core: Core, name: str, params: dict) -> tuple[ModelConfig | None, bool]:
+    """The `config` parameter of a load (None without one) and whether it is to be kept
+    (`persist_config`: written to config.json) rather than used for this load only."""
     raw_cfg = params.get("config")
     if raw_cfg is not None and not isinstance(raw_cfg, (str, dict)):
         raise BadRequest("parameter 'config' must be a JSON string")
+    persist = params.get("persist_config", False)
+    if not isinstance(persist, bool):
+        raise BadRequest("parameter 'persist_config' must be a boolean")
     cfg = parse_user_config(core, raw_cfg, "config parameter") if raw_cfg else None
     if cfg is not None and cfg.name not in (None, name):
         raise BadRequest(f"config names model '{cfg.name}' but the request loads '{name}'"[:300])
+    if persist and cfg is None:
+        raise BadRequest("'persist_config' needs a 'config' parameter")
+    return cfg, persist
+
+
+async def _record_config(core: Core, name: str, cfg: ModelConfig | None, persist: bool) -> None:
+    """What every replica loads from now on: config.json rewritten (persist), the load's
+    override, or — a plain load — config.json again (any override ends)."""
+    store = core.store
+    if store.read_only:
+        return
+    if cfg is None:
+        await _run(lambda: store.set_state(name, LOADED, True, override=None))
+    elif persist:
+        await _run(store.write_config, name, cfg)
+    else:
+        await _run(store.set_override, name, cfg)
+
+
+async def load(core: Core, name: str, params: dict) -> None:
+    """Triton `POST /v2/repository/models/{name}/load` (optionally with config and files).
+    A config applies to this load only (as Triton's model repository extension says): it is
+    recorded as the model's override in the manifest, which the next plain load clears;
+    `persist_config: true` writes it to config.json instead. Every replica follows: the
+    manifest records the model as loaded, bumps its reload epoch and carries the override."""
+    check_name(name)
+    cfg, persist = _load_config(core, name, params)
     files = _decode_files(params, core.settings.max_upload_bytes)
     store, registry = core.store, core.registry
     if files or cfg is not None:
         store.require_writable()
     async with core.mgmt_lock(name):
         if not files:
-            await registry.load(name, cfg)           # old versions keep serving if this fails
-            if cfg is not None:
-                await _run(store.write_config, name, cfg)
-            elif not store.read_only:
-                await _run(store.set_state, name, LOADED, True)
+            # a plain load serves config.json (not a previous load's override)
+            use = cfg if cfg is not None else (store.read_config(name)
+                                                if store.exists(name) else None)
+            await registry.load(name, use)           # old versions keep serving if this fails
+            await _record_config(core, name, cfg, persist)
             await core.sync.mark_applied(name, config=True, epoch=True, state=True)
             return
-        effective = cfg if cfg is not None else (store.read_config(name)
-                                                 if store.exists(name) else None)
-        validated = []
-        try:
-            for v, content in sorted(files.items(), key=lambda kv: int(kv[0])):
-                staged = await _run(store.new_staging)
-                validated.append((v, staged, None))
-                for fname, data in content.items():
-                    (staged / fname).write_bytes(data)
-                runner = await _validate(core, name, v, staged, effective)
-                validated[-1] = (v, staged, runner)
-            for k, (v, staged, _) in enumerate(validated):
-                await _run(lambda: store.commit_version(name, staged, v,
-                                                        config=cfg if k == 0 else None,
-                                                        replace=True))
-        except BaseException:
-            for _, staged, _ in validated:
-                await _run(store.discard, staged)
-            raise
-        for v, _, runner in validated:
-            await registry.install(name, v, runner, store.version_ident(name, v))
-        others = set(store.versions(name)) - set(files)
-        if others and cfg is not None:            # the model's config changed: all follow it
-            try:
-                await registry.load(name, only=others)
-            except ServiceError as e:
-                log.warning("load %s: other versions under the new config: %s", name, e.message)
+        await _load_files(core, name, files, cfg, persist)
         await core.sync.mark_applied(name, config=cfg is not None)
+
+
+async def _load_files(core: Core, name: str, files: dict[str, dict[str, bytes]],
+                      cfg: ModelConfig | None, persist: bool) -> None:
+    """A load with `file:` overrides: each version staged, validated, then committed."""
+    store, registry = core.store, core.registry
+    effective = cfg if cfg is not None else (store.read_config(name)
+                                             if store.exists(name) else None)
+    validated = []
+    try:
+        for v, content in sorted(files.items(), key=lambda kv: int(kv[0])):
+            staged = await _run(store.new_staging)
+            validated.append((v, staged, None))
+            for fname, data in content.items():
+                (staged / fname).write_bytes(data)
+            runner = await _validate(core, name, v, staged, effective)
+            validated[-1] = (v, staged, runner)
+        for k, (v, staged, _) in enumerate(validated):
+            await _run(lambda: store.commit_version(name, staged, v,
+                                                    config=cfg if k == 0 and persist else None,
+                                                    replace=True))
+    except BaseException:
+        for _, staged, _ in validated:
+            await _run(store.discard, staged)
+        raise
+    if cfg is not None and not persist:
+        await _run(store.set_override, name, cfg)
+    elif cfg is None and store.override(name) is not None:      # a plain load: it ends
+        await _run(lambda: store.set_state(name, LOADED, override=None))
+    for v, _, runner in validated:
+        await registry.install(name, v, runner, store.version_ident(name, v))
+    others = set(store.versions(name)) - set(files)
+    if others and cfg is not None:            # the model's config changed: all follow it
+        try:
+            await registry.load(name, cfg, only=others)
+        except ServiceError as e:
+            log.warning("load %s: other versions under the new config: %s", name, e.message)
 
 
 async def unload(core: Core, name: str) -> None:
@@ -195,6 +234,18 @@ async def unload(core: Core, name: str) -> None:
         if not core.store.read_only and core.store.exists(name):
             await _run(core.store.set_state, name, UNLOADED)
         await core.sync.mark_applied(name, state=True)
+
+
+async def _refill(core: Core, name: str) -> None:
+    """After a version is deleted, the version policy may serve versions it left out (the
+    newest one gone, `latest` reaches one further back): load them."""
+    reg = core.registry
+    parked = {v for v, mv in reg.models.get(name, {}).items() if mv.excluded}
+    if parked and name not in reg.unloaded:
+        try:
+            await reg.load(name, only=parked)
+        except ServiceError as e:
+            log.warning("delete %s: versions the policy now serves: %s", name, e.message)
 
 
 async def delete(core: Core, name: str, version: str | None = None) -> None:
@@ -214,5 +265,6 @@ async def delete(core: Core, name: str, version: str | None = None) -> None:
             await _run(store.delete_model, name)
         else:
             await _run(store.delete_version, name, version)
+            await _refill(core, name)
         await core.sync.mark_applied(name)
     log.info("deleted %s%s", name, f"/{version}" if version else "")

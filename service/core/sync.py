@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import ServiceError
-from ..repository.manifest import LOADED, UNLOADED
+from ..repository.manifest import LOADED, UNLOADED, config_digest
 from ..repository.store import ModelStore
 from ..runtime.metrics import Metrics
 from ..runtime.registry import Registry
@@ -38,6 +38,7 @@ class Target:
     config: tuple | None                              # identity of config.json
     state: str = LOADED
     epoch: int = 0
+    override: str | None = None                       # digest of a load's config override
 
 
 Snapshot = tuple[int, dict[str, Target]]
@@ -61,9 +62,11 @@ class StoreSync:
         targets = {}
         for name, (versions, cfg) in scan.items():
             entry = man.models.get(name) if man is not None else None
+            override = entry.override if entry is not None else None
             targets[name] = Target(tuple(sorted(versions.items(), key=lambda kv: int(kv[0]))),
                                    cfg, entry.state if entry else LOADED,
-                                   entry.epoch if entry else 0)
+                                   entry.epoch if entry else 0,
+                                   config_digest(override.encode()) if override else None)
         return (man.generation if man is not None else 0), targets
 
     async def _fresh(self, name: str) -> Target | None:
@@ -120,7 +123,7 @@ class StoreSync:
         if name in reg.unloaded and prev == t:
             return                   # unloaded here only (read-only store): until it changes
         if (prev is None or prev.config != t.config or prev.epoch != t.epoch
-                or prev.state != t.state):
+                or prev.state != t.state or prev.override != t.override):
             await reg.load(name)                      # every version; old ones serve meanwhile
             return
         if name not in reg.models:
@@ -129,7 +132,10 @@ class StoreSync:
         disk = dict(t.versions)
         for v in [v for v in entries if v not in disk]:
             await reg.forget(name, v)
-        new = {v for v, ident in disk.items() if v not in entries or entries[v].ident != ident}
+        # new or replaced versions, and those outside the policy (a deletion may bring them
+        # back in; load() loads only what the policy serves)
+        new = {v for v, ident in disk.items() if v not in entries or entries[v].ident != ident
+               or entries[v].excluded}
         if new:
             await reg.load(name, only=new)
 
@@ -147,4 +153,5 @@ class StoreSync:
         else:
             self.applied[name] = Target(t.versions, t.config if config else prev.config,
                                         t.state if state else prev.state,
-                                        t.epoch if epoch else prev.epoch)
+                                        t.epoch if epoch else prev.epoch,
+                                        t.override if config else prev.override)

@@ -79,6 +79,9 @@ class IndexEntry(BaseModel):
     version: Optional[str] = None
     state: Literal["READY", "LOADING", "UNLOADING", "UNAVAILABLE", "FAILED", "UNKNOWN"]
     reason: str = ""
+    memory_bytes: Optional[int] = Field(
+        default=None, description="bytes the loaded version holds (measured at load); "
+        "absent when not loaded")
 
 
 class IndexRequest(BaseModel):

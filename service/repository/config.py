@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, Literal, Optional
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
+                      model_validator)
 
 from ..errors import BadRequest
 from ..protocol.datatypes import V2_TO_NUMPY, from_triton_type, triton_type
@@ -85,6 +86,60 @@ class DynamicBatching(BaseModel):
     max_queue_size: Optional[int] = Field(default=None, ge=1)
 
 
+class LatestPolicy(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    num_versions: int = Field(default=1, ge=1, le=1_000_000)
+
+
+class SpecificPolicy(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    # Triton's protobuf JSON writes int64 as strings: both spellings are accepted
+    versions: list[int] = Field(min_length=1, max_length=100_000)
+
+    @field_validator("versions", mode="before")
+    @classmethod
+    def _ints(cls, v):
+        if isinstance(v, list):
+            return [int(x) if isinstance(x, str) and x.isdigit() else x for x in v]
+        return v
+
+
+class VersionPolicy(BaseModel):
+    """Which of a model's versions are served (Triton's `version_policy`): the `latest`
+    N (default 1), `all`, or `specific` ones. The others stay in the store, unloaded."""
+    model_config = ConfigDict(extra="forbid")
+    latest: Optional[LatestPolicy] = None
+    all: Optional[dict] = None
+    specific: Optional[SpecificPolicy] = None
+
+    @model_validator(mode="after")
+    def _one(self) -> "VersionPolicy":
+        chosen = [k for k in ("latest", "all", "specific") if getattr(self, k) is not None]
+        if len(chosen) > 1:
+            raise ValueError(f"give one of latest, all, specific (got {chosen})")
+        if self.all:
+            raise ValueError("'all' takes no fields")
+        return self
+
+    def select(self, versions: list[str]) -> list[str]:
+        """The versions (numeric strings) this policy serves, ascending."""
+        ordered = sorted(versions, key=int)
+        if self.all is not None:
+            return ordered
+        if self.specific is not None:
+            wanted = set(self.specific.versions)
+            return [v for v in ordered if int(v) in wanted]
+        n = self.latest.num_versions if self.latest is not None else 1
+        return ordered[-n:]
+
+    def describe(self) -> str:
+        if self.all is not None:
+            return "all"
+        if self.specific is not None:
+            return f"specific {self.specific.versions}"
+        return f"latest {self.latest.num_versions if self.latest is not None else 1}"
+
+
 class ModelConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: Optional[str] = None
@@ -94,6 +149,7 @@ class ModelConfig(BaseModel):
     outputs: list[TensorSpec] = Field(default_factory=list)
     max_batch_size: int = Field(default=0, ge=0, le=1_000_000)
     dynamic_batching: Optional[DynamicBatching] = None
+    version_policy: VersionPolicy = Field(default_factory=VersionPolicy)
     parameters: dict[str, Any] = Field(default_factory=dict)
 
     def to_json_bytes(self) -> bytes:
@@ -121,6 +177,8 @@ class ModelConfig(BaseModel):
                                "description": self.description}
         if self.dynamic_batching is not None:
             doc["dynamic_batching"] = self.dynamic_batching.model_dump(exclude_none=True)
+        doc["version_policy"] = self.version_policy.model_dump(exclude_none=True) or {
+            "latest": {"num_versions": 1}}
         return doc
 
 
@@ -142,6 +200,8 @@ def _from_triton(doc: dict) -> dict:
                            "outputs": [spec(t) for t in doc.get("output", [])]}
     if "description" in doc:
         out["description"] = str(doc["description"])
+    if "version_policy" in doc:
+        out["version_policy"] = doc["version_policy"]
     db = doc.get("dynamic_batching")
     if isinstance(db, dict):
         out["dynamic_batching"] = {k: v for k, v in db.items()

@@ -40,10 +40,17 @@ class ModelEntry:
     state: str = LOADED
     config_digest: str | None = None
     epoch: int = 0
+    # a `load` with a config: that config, serialised, until the next plain load or
+    # persistent config change (Triton's override is for that load only, never written to
+    # config.json)
+    override: str | None = None
 
     def doc(self) -> dict[str, Any]:
-        return {"versions": list(self.versions), "state": self.state,
-                "config_digest": self.config_digest, "epoch": self.epoch}
+        d: dict[str, Any] = {"versions": list(self.versions), "state": self.state,
+                             "config_digest": self.config_digest, "epoch": self.epoch}
+        if self.override is not None:
+            d["override"] = self.override
+        return d
 
 
 @dataclass(frozen=True)
@@ -67,11 +74,13 @@ def _entry(doc: Any) -> ModelEntry | None:
     state = doc.get("state", LOADED)
     epoch = doc.get("epoch", 0)
     dig = doc.get("config_digest")
+    override = doc.get("override")
     if (not isinstance(vs, list) or not all(isinstance(v, str) for v in vs)
             or state not in (LOADED, UNLOADED) or not isinstance(epoch, int)
-            or not (dig is None or isinstance(dig, str))):
+            or not (dig is None or isinstance(dig, str))
+            or not (override is None or isinstance(override, str))):
         return None
-    return ModelEntry(tuple(vs), state, dig, epoch)
+    return ModelEntry(tuple(vs), state, dig, epoch, override)
 
 
 def read_manifest(root: Path) -> Manifest | None:

@@ -31,6 +31,7 @@ _PARAMS_RE = re.compile(r"^(?P<prefix>.+)-(?P<epoch>[0-9]{4,})\.params$")
 RESERVED = {"stats"}                 # would collide with GET /v2/models/stats
 STAGING, TRASH = ".staging", ".trash"
 CONFIG = "config.json"
+_KEEP = object()      # publish(override=_KEEP): the model's override stays as it is
 RESTORE = "restore="                 # trash entry of a replaced version: `restore=<model>=<v>`
 
 
@@ -181,6 +182,19 @@ class ModelStore:
         raw = self.config_bytes(name)
         return None if raw is None else parse_config(raw, f"config of model '{name}'")
 
+    def override(self, name: str) -> str | None:
+        """The config a `load` gave this model for that load (manifest), if one is active."""
+        man = self.manifest()
+        entry = man.models.get(name) if man is not None else None
+        return entry.override if entry is not None else None
+
+    def effective_config(self, name: str) -> ModelConfig | None:
+        """What the model is served with: an active load override, else config.json."""
+        raw = self.override(name)
+        if raw is None:
+            return self.read_config(name)
+        return parse_config(raw, f"config override of model '{name}'")
+
     def files(self, name: str, version: str) -> ModelFiles:
         d = self.version_dir(name, version)
         if not d.is_dir():
@@ -259,24 +273,34 @@ class ModelStore:
                 if config is not None:
                     self._write_config(name, config)
                     faults.point("commit.config")
-            self.publish(name, LOADED)
+            # a new config.json is a persistent change: it ends a load's override
+            self.publish(name, LOADED, override=None if config is not None else _KEEP)
         return v
 
     def _write_config(self, name: str, config: ModelConfig) -> None:
         write_atomic(self.model_dir(name) / CONFIG, config.to_json_bytes())
 
     def write_config(self, name: str, config: ModelConfig) -> None:
-        """A model's new config (Triton `load` with `config`); replicas reload it."""
+        """A model's new persistent config (ends any load override); replicas reload it."""
         self.require_writable()
         with self.lock:
             self._write_config(name, config)
-            self.publish(name, LOADED, bump=True)
+            self.publish(name, LOADED, bump=True, override=None)
 
-    def set_state(self, name: str, state: str, bump: bool = False) -> None:
-        """Desired state for every replica (`loaded`/`unloaded`); `bump` asks them to reload."""
+    def set_override(self, name: str, config: ModelConfig) -> None:
+        """Serve `config` instead of config.json until the next plain load (Triton's `load`
+        with a config); config.json is untouched. Replicas reload with it."""
         self.require_writable()
         with self.lock:
-            self.publish(name, state, bump=bump)
+            self.publish(name, LOADED, bump=True, override=config.to_json_bytes().decode())
+
+    def set_state(self, name: str, state: str, bump: bool = False,
+                  override: object = _KEEP) -> None:
+        """Desired state for every replica (`loaded`/`unloaded`); `bump` asks them to reload;
+        `override=None` ends a load's config override."""
+        self.require_writable()
+        with self.lock:
+            self.publish(name, state, bump=bump, override=override)
 
     def delete_version(self, name: str, version: str) -> None:
         self.require_writable()
@@ -319,9 +343,11 @@ class ModelStore:
         shutil.rmtree(staged.parent / f"{staged.name}.model", ignore_errors=True)
 
     def publish(self, name: str | None = None, state: str | None = None,
-                bump: bool = False, if_changed: bool = False) -> Manifest:
+                bump: bool = False, if_changed: bool = False,
+                override: object = _KEEP) -> Manifest:
         """Rewrite the manifest from the directories (under the lock), carrying each model's
-        desired state and epoch over; `name` gets `state`/`bump`. Generation + 1."""
+        desired state, epoch and override over; `name` gets `state`/`bump`/`override`.
+        Generation + 1."""
         with self.lock:
             current = read_manifest(self.root)
             old = current or Manifest()
@@ -333,8 +359,9 @@ class ModelStore:
                     digest = config_digest(self.config_bytes(m))
                 except (OSError, BadRequest):
                     digest = "unreadable"
+                ov = override if (m == name and override is not _KEEP) else prev.override
                 models[m] = ModelEntry(tuple(self.versions(m)), st, digest,
-                                       prev.epoch + (1 if m == name and bump else 0))
+                                       prev.epoch + (1 if m == name and bump else 0), ov)
             if if_changed and current is not None and current.models == models:
                 return current
             new = Manifest(old.generation + 1, models)

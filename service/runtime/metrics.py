@@ -5,6 +5,8 @@ from __future__ import annotations
 from prometheus_client import (CollectorRegistry, Counter, Gauge, Histogram,
                                disable_created_metrics, generate_latest)
 
+from .memory import rss_bytes
+
 disable_created_metrics()      # no *_created series: they double the exposition for no use
 
 _LAT_BUCKETS = (0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0,
@@ -43,7 +45,20 @@ class Metrics:
         self.store_generation = Gauge("hybridserve_store_generation",
                                       "Store manifest generation this process has applied",
                                       registry=r)
+        self.memory_budget = Gauge("hybridserve_memory_budget_bytes",
+                                   "Memory the loaded model versions may hold together (0: none)",
+                                   registry=r)
+        self.memory_held = Gauge("hybridserve_memory_held_bytes",
+                                 "Memory held by the loaded model versions (measured at load)",
+                                 registry=r)
+        self.model_memory = Gauge("hybridserve_model_memory_bytes",
+                                  "Memory one loaded model version holds (measured at load)", lbl,
+                                  registry=r)
+        self.resident = Gauge("hybridserve_process_resident_bytes",
+                              "Resident memory of this server process", registry=r)
+        self.resident.set_function(rss_bytes)
         self._children: dict[tuple, tuple] = {}
+        self._failed: set[tuple[str, str, str]] = set()
         self._http = {c: self.http.labels(c) for c in ("1xx", "2xx", "3xx", "4xx", "5xx")}
 
     def http_class(self, status: int):
@@ -61,7 +76,22 @@ class Metrics:
         return c
 
     def failed(self, name: str, version: str, code: int) -> None:
+        self._failed.add((name, version, str(code)))
         self.failures.labels(name, version, str(code)).inc()
+
+    def forget(self, name: str, version: str) -> None:
+        """Drop an unloaded version's series: a store that sees many versions would otherwise
+        keep every one's counters and histograms forever."""
+        self._children.pop((name, version), None)
+        for m in (self.requests, self.latency, self.queue, self.batch, self.queue_depth,
+                  self.model_memory):
+            try:
+                m.remove(name, version)
+            except KeyError:
+                pass
+        for key in [k for k in self._failed if k[:2] == (name, version)]:
+            self._failed.discard(key)
+            self.failures.remove(*key)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -9,14 +9,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 
-from ..errors import BadRequest, NotFound, ServiceError, Unavailable
-from ..repository.config import ModelConfig
+from ..errors import (BadRequest, InsufficientStorage, NotFound, ServiceError, Unavailable,
+                      VersionUnavailable)
+from ..repository.config import ModelConfig, VersionPolicy
 from ..repository.store import ModelFiles, ModelStore, check_name
 from ..settings import Settings
+from . import memory
 from .batching import Batcher
 from .metrics import Metrics
 from .runner import Runner
@@ -45,6 +49,8 @@ class ModelVersion:
     loaded_at: float = field(default_factory=time.time)
     ident: tuple | None = None          # the version directory's identity when loaded
     inflight: int = 0                   # unbatched requests admitted and not yet finished
+    excluded: bool = False              # on disk, outside the version policy: not served
+    memory: int = 0                     # bytes its runner holds (measured at load)
 
 
 def load_limits(s: Settings) -> dict:
@@ -68,6 +74,25 @@ class Registry:
         self._locks: dict[str, asyncio.Lock] = {}
         self.unloaded: set[str] = set()     # explicitly unloaded here
         self.initial_load_done = False      # server readiness: the startup load finished
+        self.budget = (int(settings.memory_budget) if settings.memory_budget is not None
+                       else memory.default_budget(settings.memory_budget_fraction))
+        # every runner loaded and still alive (serving, retired with requests in flight, or
+        # validated and not yet installed) → the bytes measured at its load
+        self._costs: weakref.WeakKeyDictionary[Runner, int] = weakref.WeakKeyDictionary()
+        metrics.memory_budget.set_function(lambda: self.budget)
+        metrics.memory_held.set_function(self.memory_held)
+
+    def memory_held(self) -> int:
+        return sum(list(self._costs.values()))
+
+    def _check_budget(self, name: str, version: str, cost: int, what: str) -> None:
+        held = self.memory_held()
+        if self.budget and held + cost > self.budget:
+            raise InsufficientStorage(
+                f"cannot load model '{name}' version {version}: it {what} {memory.mib(cost)} "
+                f"and the loaded model versions hold {memory.mib(held)}, over the memory budget "
+                f"of {memory.mib(self.budget)} (HYBRIDSERVE_MEMORY_BUDGET); unload or delete a "
+                "version, or raise the budget")
 
     def lock(self, name: str) -> asyncio.Lock:
         return self._locks.setdefault(name, asyncio.Lock())
@@ -89,6 +114,9 @@ class Registry:
             if mv is None:
                 raise NotFound(f"model '{name}' has no version '{version}'")
         if mv.state is not State.READY:
+            if mv.excluded:       # Triton's words and status for a version it does not serve
+                raise VersionUnavailable(f"Request for unknown model: '{name}' version "
+                                         f"{mv.version} is not at ready state ({mv.reason})")
             why = f": {mv.reason}" if mv.reason else ""
             if mv.state is State.LOADING:
                 raise Unavailable(f"model '{name}' version {mv.version} is still loading")
@@ -116,48 +144,85 @@ class Registry:
     # -- lifecycle -----------------------------------------------------------------------------
     async def load(self, name: str, config: ModelConfig | None = None,
                    only: set[str] | None = None) -> list[ModelVersion]:
-        """(Re)load the versions of a model found in the store (all, or `only` those);
-        versions gone from disk are retired. Raises if none of them becomes ready."""
+        """(Re)load the versions of a model that its version policy serves (all of them, or
+        `only` those), then unload the ones it does not and retire versions gone from disk.
+        Raises if none of them becomes ready."""
         check_name(name)
         self.unloaded.discard(name)
         async with self.lock(name):
             versions = self.store.versions(name)
             if not versions:
                 raise NotFound(f"model '{name}' has no versions in the model store")
-            if only is not None:
-                versions = [v for v in versions if v in only]
             entries = self.models.setdefault(name, {})
             try:
-                cfg = config if config is not None else self.store.read_config(name)
+                cfg = config if config is not None else self.store.effective_config(name)
             except ServiceError as e:
-                for v in versions:
+                for v in versions if only is None else [v for v in versions if v in only]:
                     entries[v] = ModelVersion(name, v, State.FAILED, e.message)
                 raise
-            results = await asyncio.gather(*(self._load_version(name, v, cfg) for v in versions))
-            on_disk = set(self.store.versions(name))
-            for v in [v for v in entries if v not in on_disk]:     # gone from disk
-                await self._retire(entries.pop(v))
+            policy = cfg.version_policy if cfg is not None else VersionPolicy()
+            served = policy.select(versions)
+            if not served:
+                raise BadRequest(f"the version policy of model '{name}' ({policy.describe()}) "
+                                 f"selects none of its versions {versions}"[:2000])
+            todo = served if only is None else [v for v in served if v in only]
+            results = await asyncio.gather(*(self._load_version(name, v, cfg) for v in todo))
+            await self._apply_policy(name, versions, served, policy)
             self.metrics.loaded.set(self._count_ready())
             errors = [r for r in results if isinstance(r, ServiceError)]
             if errors and len(errors) == len(results):
                 raise errors[0]
-            return [entries[v] for v in versions]
+            return [entries[v] for v in todo]
+
+    async def _apply_policy(self, name: str, versions: list[str], served: list[str],
+                            policy: VersionPolicy) -> None:
+        """After the served versions were loaded: unload the versions outside the policy —
+        only once one the policy serves is READY, so a model never stops answering because
+        its new version failed — and retire versions gone from disk."""
+        entries = self.models[name]
+        for v in [v for v in entries if v not in versions]:
+            await self._retire(entries.pop(v))
+        if not any(entries.get(v) is not None and entries[v].state is State.READY
+                   for v in served):
+            return
+        reason = f"not in the version policy ({policy.describe()})"
+        for v in versions:
+            if v in served:
+                continue
+            mv = entries.get(v)
+            if mv is not None and mv.runner is not None:
+                await self._retire(mv)
+            entries[v] = ModelVersion(name, v, State.UNAVAILABLE, reason, excluded=True)
 
     async def load_runner(self, name: str, version: str, files: ModelFiles,
                           cfg: ModelConfig | None) -> Runner:
-        """Load and warm one version in the load pool, with the server's limits. Any failure is
-        the model's, never the server's: a ServiceError (400 for a model that does not load)."""
+        """Load and warm one version in the load pool, with the server's limits, measuring
+        what it holds; refused (507) when that would take the loaded versions over the
+        memory budget — before loading when its parameters alone would. Any other failure
+        is the model's, never the server's: a ServiceError (400 for a model that does not
+        load)."""
+        if files.params is not None:
+            self._check_budget(name, version, Path(files.params).stat().st_size, "needs at least")
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self.load_pool, lambda: Runner.load(
-                name, version, files, cfg, **load_limits(self.settings)))
+            runner, cost = await loop.run_in_executor(self.load_pool, lambda: memory.measured(
+                lambda: Runner.load(name, version, files, cfg, **load_limits(self.settings))))
         except ServiceError:
             raise
         except MemoryError:
-            raise BadRequest("cannot load model: not enough memory") from None
+            raise InsufficientStorage(f"cannot load model '{name}' version {version}: not "
+                                      "enough memory") from None
         except Exception as e:  # noqa: BLE001 - framework errors and model bugs alike
             log.warning("loading %s/%s failed", name, version, exc_info=True)
             raise BadRequest(f"cannot load model: {type(e).__name__}: {e}"[:2000]) from None
+        try:
+            self._check_budget(name, version, cost, "holds")
+        except InsufficientStorage:
+            del runner
+            await loop.run_in_executor(self.load_pool, memory.trim)
+            raise
+        self._costs[runner] = cost
+        return runner
 
     async def _load_version(self, name: str, version: str, cfg: ModelConfig | None):
         entries = self.models[name]
@@ -181,6 +246,9 @@ class Registry:
             self.unloaded.discard(name)
             runner.version = version
             mv = await self._serve(name, version, runner, ident)
+            versions = self.store.versions(name)
+            policy = runner.config.version_policy
+            await self._apply_policy(name, versions, policy.select(versions), policy)
             self.metrics.loaded.set(self._count_ready())
             return mv
 
@@ -191,7 +259,9 @@ class Registry:
         entries = self.models.setdefault(name, {})
         old = entries.get(version)
         mv = ModelVersion(name, version, State.READY, runner=runner,
-                          stats=ModelStats(name, version), ident=ident)
+                          stats=ModelStats(name, version), ident=ident,
+                          memory=self._costs.get(runner, 0))
+        self.metrics.model_memory.labels(name, version).set(mv.memory)
         mv.batcher = self._make_batcher(mv)
         entries[version] = mv
         self.metrics.load_time.labels(name).observe(runner.load_seconds)
@@ -228,11 +298,17 @@ class Registry:
         return b
 
     async def _retire(self, mv: ModelVersion) -> None:
+        """Stop serving a version and give its memory back: every reference the registry
+        holds (runner, batcher and its callbacks, stats, metric series) is dropped, then the
+        allocator is trimmed."""
         mv.state = State.UNLOADING
         if mv.batcher is not None:
             await mv.batcher.stop()
-        mv.runner = mv.batcher = None
+        mv.runner = mv.batcher = mv.stats = None
+        mv.memory = 0
         mv.state = State.UNAVAILABLE
+        self.metrics.forget(mv.name, mv.version)
+        await asyncio.get_running_loop().run_in_executor(self.load_pool, memory.trim)
 
     async def unload(self, name: str) -> None:
         check_name(name)
@@ -246,7 +322,7 @@ class Registry:
             for mv in entries.values():
                 if mv.runner is not None:
                     await self._retire(mv)
-                mv.state, mv.reason = State.UNAVAILABLE, "unloaded"
+                mv.state, mv.reason, mv.excluded = State.UNAVAILABLE, "unloaded", False
             self.metrics.loaded.set(self._count_ready())
 
     async def forget(self, name: str, version: str | None = None) -> None:
@@ -278,7 +354,10 @@ class Registry:
                 reason = mv.reason if mv else "not loaded"
                 if ready_only and state != "READY":
                     continue
-                rows.append({"name": name, "version": v, "state": state, "reason": reason})
+                row = {"name": name, "version": v, "state": state, "reason": reason}
+                if mv is not None and mv.runner is not None:
+                    row["memory_bytes"] = mv.memory
+                rows.append(row)
         return rows
 
     async def close(self) -> None:

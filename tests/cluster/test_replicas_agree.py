@@ -64,7 +64,7 @@ def test_every_change_reaches_the_other_replica(pair):
     # re-version through B
     r = httpx.post(f"{b.url}/v2/repository/models/fc/upload", files=files(), timeout=60)
     assert r.status_code == 201 and r.json()["version"] == "2", r.text
-    wait_for(lambda: versions_on(a, "fc") == ["1", "2"], BOUND_S, "version 2 reaches A")
+    wait_for(lambda: versions_on(a, "fc") == ["2"], BOUND_S, "version 2 reaches A (latest 1)")
 
     # unload through A: B unloads too (files stay); load through B: both serve again
     assert httpx.post(f"{a.url}/v2/repository/models/fc/unload", timeout=30).status_code == 200

@@ -87,6 +87,11 @@ def test_overview_has_what_the_models_page_needs(http):
     assert mlp["total_params"] == summary["total_params"]
     assert mlp["op_count"] == len(summary["layers"])
     assert mlp["dynamic_batching"] is not None and mlp["max_batch_size"] > 0
+    # memory: what the version holds (at least its parameters) within the budget
+    params_bytes = 4 * summary["total_params"]
+    mem = doc["memory"]
+    assert params_bytes <= mlp["memory_bytes"] <= mem["held_bytes"] < mem["resident_bytes"]
+    assert mem["budget_bytes"] > mem["held_bytes"]
 
 
 def test_graph_matches_the_summary(http):

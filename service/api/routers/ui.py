@@ -6,7 +6,8 @@ sends the bearer token the user typed (kept in the tab's sessionStorage).
 
 `GET /ui/api/overview` gathers what the models page needs and the protocol endpoints don't
 carry: per version its state and error, load time, load timestamp, parameter count, FLOPs,
-signature and batching config, plus whether the server wants a token.
+signature, batching config and the memory it holds, plus the memory budget and whether the
+server wants a token.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, RedirectResponse
 
 from ...errors import NotFound
+from ...runtime.memory import rss_bytes
 from ._common import core_of, json_response, require_reader
 from .graph import graph_doc
 
@@ -77,6 +79,7 @@ async def _version_doc(mv) -> dict:
     db = cfg.dynamic_batching
     doc.update({
         "load_seconds": r.load_seconds, "warm": r.warm, "platform": cfg.platform,
+        "memory_bytes": mv.memory,
         "inputs": [s.public() for s in r.inputs], "outputs": [s.public() for s in r.outputs],
         "max_batch_size": r.max_batch_size,
         "dynamic_batching": None if db is None else {
@@ -116,4 +119,6 @@ async def overview(request: Request):
         "server": s.server_name,
         "auth": {"admin": s.auth_token is not None,
                  "inference": s.auth_token is not None and s.auth_inference},
+        "memory": {"budget_bytes": reg.budget, "held_bytes": reg.memory_held(),
+                   "resident_bytes": rss_bytes()},
         "models": list(models.values())})

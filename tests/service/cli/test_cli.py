@@ -1,6 +1,7 @@
 """`python -m service` in a subprocess (flags, env, graceful shutdown) and offline subcommands."""
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -240,3 +241,15 @@ def test_converted_1x_loads_in_real_mxnet_191(tmp_path, capsys):
     assert out.returncode == 0, out.stderr[-2000:]
     theirs = np.asarray(json.loads(out.stdout.strip().splitlines()[-1]))
     np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6)
+
+
+def test_serve_memory_budget_flag_and_env(tmp_path, monkeypatch):
+    """`serve --memory-budget 3GiB` and HYBRIDSERVE_MEMORY_BUDGET reach the registry."""
+    cli = importlib.import_module("service.cli.main")     # the module (the package exports main())
+    seen = []
+    monkeypatch.setattr(cli, "create_app", lambda s: seen.append(s))
+    monkeypatch.setattr(cli.uvicorn, "run", lambda *a, **k: None)
+    assert cli.main(["serve", "--model-store", str(tmp_path), "--memory-budget", "3GiB"]) == 0
+    monkeypatch.setenv("HYBRIDSERVE_MEMORY_BUDGET", "200MB")
+    assert cli.main(["serve", "--model-store", str(tmp_path)]) == 0
+    assert [s.memory_budget for s in seen] == [3 << 30, 200_000_000]

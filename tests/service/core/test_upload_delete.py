@@ -43,10 +43,10 @@ def test_upload_mxnet_191_export_exact_output(http, server):
     out = r.json()["outputs"][0]
     np.testing.assert_allclose(np.array(out["data"], np.float32).reshape(out["shape"]), ref,
                                rtol=1e-4, atol=1e-5)
-    # a second upload becomes version 2 and is the default
+    # a second upload becomes version 2, the one served (default version policy: latest 1)
     r = http.post("/v2/repository/models/fc_flatten/upload", files=_files("fc_flatten"))
     assert r.status_code == 201 and r.json()["version"] == "2"
-    assert http.get("/v2/models/fc_flatten").json()["versions"] == ["1", "2"]
+    assert http.get("/v2/models/fc_flatten").json()["versions"] == ["2"]
 
 
 def test_upload_without_config_infers_signature(http):
@@ -102,11 +102,12 @@ def test_delete_version_and_model(http, server):
     for _ in range(2):
         assert http.post("/v2/repository/models/to_delete/upload",
                          files=_files("fc_flatten")).status_code == 201
-    assert http.get("/v2/models/to_delete").json()["versions"] == ["1", "2"]
+    assert http.get("/v2/models/to_delete").json()["versions"] == ["2"]
     r = http.delete("/v2/models/to_delete/versions/2")
     assert r.status_code == 200, r.text
     assert not (server.store / "to_delete" / "2").exists()
     assert http.get("/v2/models/to_delete/versions/2").status_code == 404
+    # the newest version gone, the policy (latest 1) serves version 1 again
     assert http.get("/v2/models/to_delete").json()["versions"] == ["1"]
     assert http.delete("/v2/models/to_delete/versions/5").status_code == 404
     assert http.delete("/v2/models/to_delete").status_code == 200

@@ -18,7 +18,7 @@ import pytest
 
 import framework as mx
 from framework.gluon import nn
-from service.errors import BadRequest
+from service.errors import BadRequest, ServiceError
 from service.repository.store import ModelFiles, ModelStore, find_files
 from service.runtime.metrics import Metrics
 from service.runtime.registry import Registry
@@ -88,22 +88,23 @@ def test_peak_memory_is_a_small_multiple_of_the_params(big):
     assert peak < 3.2 * size, (peak, size)
 
 
-@pytest.mark.parametrize("raised, message", [
-    (MemoryError(), "cannot load model: not enough memory"),
-    (RuntimeError("boom"), "cannot load model: RuntimeError: boom"),
+@pytest.mark.parametrize("raised, message, status", [
+    (MemoryError(), "cannot load model 'm' version 1: not enough memory", 507),
+    (RuntimeError("boom"), "cannot load model: RuntimeError: boom", 400),
     (BadRequest("cannot load model: params file 'm-0000.params': truncated"),
-     "cannot load model: params file 'm-0000.params': truncated")])
-def test_load_failures_are_the_models(tmp_path, big, monkeypatch, raised, message):
+     "cannot load model: params file 'm-0000.params': truncated", 400)])
+def test_load_failures_are_the_models(tmp_path, big, monkeypatch, raised, message, status):
     """Registry loads and uploads (which both call Registry.load_runner) share one mapping:
-    whatever a model's load raises is a 400 naming the failure, never a 500."""
+    whatever a model's load raises is a 400 naming the failure (507 when memory ran out),
+    never a 500."""
     def failing(*args, **kw):
         raise raised
     monkeypatch.setattr(Runner, "load", failing)
     with ThreadPoolExecutor(1) as pool:
         reg = Registry(ModelStore(tmp_path), Settings(model_store=tmp_path), Metrics(), pool)
         try:
-            with pytest.raises(BadRequest) as e:
+            with pytest.raises(ServiceError) as e:
                 asyncio.run(reg.load_runner("m", "1", big, None))
         finally:
             reg.load_pool.shutdown()
-    assert e.value.message == message and e.value.status == 400
+    assert e.value.message == message and e.value.status == status

@@ -53,6 +53,15 @@ export function clear(el) {
 const nf = new Intl.NumberFormat("en-US");
 export const fmtInt = (n) => (n === null || n === undefined ? "—" : nf.format(n));
 
+/** 1363148 → "1.3 MiB" (memory). */
+export function fmtBytes(n) {
+  if (n === null || n === undefined) return "—";
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let k = 0;
+  while (Math.abs(n) >= 1024 && k < units.length - 1) { n /= 1024; k += 1; }
+  return (k ? n.toFixed(1) : String(n)) + " " + units[k];
+}
+
 /** 1234567 → "1.23 M" (params, FLOPs). */
 export function fmtCompact(n) {
   if (n === null || n === undefined) return "—";

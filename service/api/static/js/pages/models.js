@@ -1,11 +1,12 @@
-// Models: every model and version with state, signature, parameters, load time and live
-// request/latency figures from the statistics endpoint; refreshes itself.
+// Models: every model and version with state, signature, parameters, memory held, load time
+// and live request/latency figures from the statistics endpoint, under the memory budget;
+// refreshes itself.
 
-import { h, clear, fmtCompact, fmtInt, fmtMs, fmtShape, fmtAgo, errorBox } from "../dom.js";
+import { h, clear, fmtBytes, fmtCompact, fmtInt, fmtMs, fmtShape, fmtAgo, errorBox } from "../dom.js";
 import { get } from "../api.js";
 import { routeHref } from "../main.js";
 
-const COLUMNS = ["Version", "State", "Inputs", "Outputs", "Params", "Load time", "Requests", "Rate",
+const COLUMNS = ["Version", "State", "Inputs", "Outputs", "Params", "Memory", "Load time", "Requests", "Rate",
   "Avg latency", "Avg compute", "Last request", "Open"];
 const STATE_LABEL = { READY: "ready", LOADING: "loading", FAILED: "failed", UNAVAILABLE: "unavailable",
   UNLOADING: "unloading", UNKNOWN: "unknown" };
@@ -53,6 +54,7 @@ export async function render(main, ctx) {
     [1, 2, 5, 10].map((s) => h("option", { value: s * 1000, selected: s === 2 }, `${s} s`)));
   const refreshBtn = h("button.btn", { type: "button" }, "Refresh now");
   const body = h("div#models-body");
+  const memLine = h("p.muted#memory-budget", { role: "status" });
   main.append(
     h("div.page-head", null,
       h("h1", null, "Models"),
@@ -61,7 +63,7 @@ export async function render(main, ctx) {
         h("label", { for: "refresh-interval" }, "every"), interval, refreshBtn, status)),
     h("p.lead", null, "Every model in the store and each of its versions, with live figures from ",
       h("code", null, "/v2/models/stats"), "."),
-    body);
+    memLine, body);
 
   let timer = null, prevStats = null, prevT = 0, structKey = "", busy = false;
   const rows = new Map();      // "name/version" → cell refs
@@ -99,6 +101,7 @@ export async function render(main, ctx) {
           h("th", { scope: "row" }, "v" + v.version),
           cells.state, h("td", null, sig(v.inputs)), h("td", null, sig(v.outputs)),
           h("td.num", { title: v.total_params != null ? fmtInt(v.total_params) + " parameters" : "" }, fmtCompact(v.total_params)),
+          h("td.num", { title: "measured at load" }, fmtBytes(v.memory_bytes)),
           h("td.num", null, v.load_seconds != null ? fmtMs(v.load_seconds * 1000) : "—"),
           cells.requests, cells.rate, cells.latency, cells.compute, cells.last, h("td", null, links));
         // labels for the narrow-screen layout, where each row becomes a card
@@ -120,6 +123,12 @@ export async function render(main, ctx) {
       if (!ctx.isCurrent()) return;
       const key = JSON.stringify(ov.models.map((m) => [m.name, m.versions.map((v) => [v.version, v.state, v.reason, v.load_seconds])]));
       if (key !== structKey) { buildStructure(ov); structKey = key; }
+      const mem = ov.memory;
+      if (mem) {
+        memLine.textContent = `Memory: loaded versions hold ${fmtBytes(mem.held_bytes)} of a ` +
+          (mem.budget_bytes ? `${fmtBytes(mem.budget_bytes)} budget` : "budget that is off") +
+          ` · server resident ${fmtBytes(mem.resident_bytes)}`;
+      }
       const now = performance.now();
       const byKey = new Map(stats.model_stats.map((s) => [`${s.name}/${s.version}`, s]));
       for (const [k, cells] of rows) {

@@ -1,0 +1,150 @@
+"""What loaded model versions hold in memory: measured at load, summed against a budget, and
+given back to the operating system at unload.
+
+A version's cost is measured, never guessed from file sizes: the larger of
+- the growth of resident memory (RSS) across its load and warm-up — parameters, compiled
+  engine copies (native sessions NumPy cannot see), static buffers and plan caches — taken
+  with the allocator trimmed first, so memory freed earlier and reused does not hide it;
+- the bytes of every NumPy buffer reachable from the loaded runner (a floor that concurrent
+  traffic, which also moves RSS, cannot lower).
+Loads are measured one at a time (a lock), so two loads never share one RSS delta.
+
+Freed memory only leaves the process when the allocator returns it: after an unload, a
+garbage collection and glibc's `malloc_trim(0)` (through ctypes, where the platform has it).
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+import os
+import threading
+import types
+from pathlib import Path
+from typing import Callable, TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_measure_lock = threading.Lock()
+
+
+def _load_malloc_trim() -> Callable[[int], int] | None:
+    name = ctypes.util.find_library("c")
+    try:
+        fn = getattr(ctypes.CDLL(name), "malloc_trim")   # glibc only (not musl, macOS)
+    except (OSError, AttributeError, TypeError):
+        return None
+    fn.argtypes, fn.restype = [ctypes.c_size_t], ctypes.c_int
+    return fn
+
+
+_malloc_trim = _load_malloc_trim()
+
+
+def rss_bytes() -> int:
+    """This process's resident memory now (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def trim() -> None:
+    """Collect garbage and hand free allocator memory back to the OS (glibc)."""
+    gc.collect()
+    if _malloc_trim is not None:
+        _malloc_trim(0)
+
+
+def _read_int(p: Path) -> int | None:
+    try:
+        text = p.read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _cgroup_headroom() -> int | None:
+    """Limit minus usage of this process's memory cgroup (v2, else v1), if it has a limit."""
+    for limit, usage in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                         ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                          "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+        lim, use = _read_int(Path(limit)), _read_int(Path(usage))
+        if lim is not None and use is not None and lim < 1 << 60:
+            return max(0, lim - use)
+    return None
+
+
+def available_bytes() -> int | None:
+    """Memory this process could still take: MemAvailable, or the cgroup's headroom when
+    that is smaller; None when neither can be read."""
+    avail = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                avail = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    room = _cgroup_headroom()
+    known = [v for v in (avail, room) if v is not None]
+    return min(known) if known else None
+
+
+def default_budget(fraction: float) -> int:
+    """`fraction` of the memory available at startup; 0 (no budget) when unknown."""
+    avail = available_bytes()
+    return int(avail * fraction) if avail else 0
+
+
+def held_bytes(root: object) -> int:
+    """Bytes of the distinct NumPy buffers reachable from `root`. The walk follows objects'
+    references but not modules, classes or a function's globals (shared by everyone), only
+    its closure and defaults."""
+    seen: set[int] = set()
+    buffers: dict[int, int] = {}
+    stack = [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType)):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, np.ndarray):
+            base = obj
+            while isinstance(base.base, np.ndarray):
+                base = base.base
+            buffers[id(base)] = base.nbytes
+            continue
+        if isinstance(obj, types.FunctionType):
+            stack.extend(c.cell_contents for c in (obj.__closure__ or ())
+                         if _filled(c))
+            stack.extend(obj.__defaults__ or ())
+            continue
+        stack.extend(gc.get_referents(obj))
+    return sum(buffers.values())
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:          # an empty cell
+        return False
+    return True
+
+
+def measured(load: Callable[[], T]) -> tuple[T, int]:
+    """Run `load` (blocking) and return its result with the memory it holds: max(RSS growth
+    across it, NumPy buffers reachable from the result). One measured load at a time."""
+    with _measure_lock:
+        trim()
+        before = rss_bytes()
+        out = load()
+        gc.collect()
+        grown = rss_bytes() - before
+    return out, max(grown, held_bytes(out))
+
+
+def mib(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MiB"
