@@ -8,7 +8,7 @@ import argparse
 import typing
 from pathlib import Path
 
-from pydantic import SecretStr
+from pydantic import ByteSize, SecretStr
 
 from ..settings import Settings
 
@@ -75,7 +75,7 @@ def _scalar(annotation):
         return str, list(typing.get_args(annotation))
     if annotation is Path:
         return Path, None
-    if annotation is SecretStr:
+    if annotation in (SecretStr, ByteSize):     # validated by the settings model ("4GiB")
         return str, None
     return annotation, None
 
