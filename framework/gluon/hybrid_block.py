@@ -394,6 +394,7 @@ class HybridBlock(Block):
             self._called_infer_shape_already = True
         self._build_cache(x, *args)
         assert self._cached_op, "Gluon failed to build the cache. This should never happen."
+        self.__dict__["_fast"] = None       # it was bound to the previous cached op
         self._first_forward = True
         self._backend = None
         self._backend_opts = {}
