@@ -244,6 +244,8 @@ class HybridBlock(Block):
         if self._backend:
             shapes = {n: tuple(flat[i].shape) for n, i in data_names.items()
                       if i < len(flat) and hasattr(flat[i], "shape")}
+            # the traced inputs include what the block itself adds (an RNN layer's states)
+            shapes.update(getattr(self, "_traced_shapes", None) or {})
             out, params, serial = self._apply_backend(out, params, serial, shapes)
             if update_graph:
                 self._cached_graph = (in_syms, out)

@@ -16,7 +16,7 @@ from typing import Mapping
 import numpy as np
 
 from ..base import MXNetError
-from ..compiler.passes.partition import Region, contract, find_groups
+from ..compiler.passes.partition import Region, contract, expand, find_groups
 from ..ops.registry import get_op
 from ..symbol.graph import Node, Symbol
 from ..symbol.infer import _attr_shape, infer_dtypes
@@ -50,6 +50,7 @@ def partition_onnxruntime(sym: Symbol, args: Mapping | None = None, aux: Mapping
                           min_nodes: int = 1, **_) -> tuple[Symbol, dict, dict]:
     """`(graph with subgraph nodes, args, aux)`; parameters are unchanged (names kept)."""
     require("onnxruntime", FEATURE)
+    sym = expand(sym)                 # optimising again starts from the original nodes
     args, aux = dict(args or {}), dict(aux or {})
     params = {k: np.asarray(v) for k, v in {**args, **aux}.items()}
     config = SessionConfig(tuple(providers) if providers else None, int(intra_op_threads),

@@ -6,9 +6,10 @@ pre-packs the weights once; feeding them on every call would redo both each time
 warm `InferenceSession`, whose leading axis follows the batch. A region whose inputs do not all
 carry the batch on axis 0 gets a static session per input shape, built on first use.
 
-Parameters are still inputs of the node, so the graph keeps their names and exports them; the
-engine checks on each call that it was given the arrays it baked in (`set_data` and
-`load_parameters` replace the arrays), and rebuilds its sessions when their values changed.
+Parameters are still inputs of the node, so the graph keeps their names and exports them, but
+the session holds the values they had at optimisation time (as the hybridserve backend's folded
+BatchNorm does, and MXNet's subgraph backends): after `set_data`/`load_parameters`, call
+`optimize_for` again.
 """
 from __future__ import annotations
 
@@ -128,24 +129,8 @@ class OrtSubgraph:
                     sess = self._sessions[key] = self._build(key, shapes)
         return sess
 
-    def _refresh(self, inputs: Sequence[np.ndarray]) -> None:
-        """New parameter arrays: adopt them when equal, else rebuild the sessions."""
-        with self._lock:
-            new = [(k, np.asarray(inputs[k])) for k, _ in self._baked]
-            same = all(np.array_equal(a, b) for (_, a), (_, b) in zip(new, self._baked))
-            self._baked = new
-            if same:
-                return
-            self._sessions = {}
-            key = None if self.dynamic else self._key_of_shapes(self._shapes)
-            self._sessions[key] = self._build(key, self._shapes)
-
     # -- running --------------------------------------------------------------------------------
     def __call__(self, *inputs: np.ndarray):
-        for k, arr in self._baked:
-            if inputs[k] is not arr:
-                self._refresh(inputs)
-                break
         sess = self._sessions.get(None) if self.dynamic else self._static(inputs)
         try:
             outs = sess.run(None, {name: inputs[k] for name, k in sess.feed})
