@@ -151,7 +151,7 @@ def _outputs(ctx, symbol, values, info) -> list:
     for (node, i), name in zip(symbol.outputs, symbol.list_outputs()):
         if (id(node), i) not in values:
             raise _error(node, f"its output {i} is not produced by its lowering")
-        final = ctx.fresh(name) if name in ctx._names else ctx.reserve(name)
+        final = ctx.fresh(name) if ctx.taken(name) else ctx.reserve(name)
         ctx.nodes.append(ctx.helper.make_node("Identity", [values[(id(node), i)]], [final],
                                               name=ctx.fresh("output")))
         dt = dts.get((id(node), i)) or np.dtype(np.float32)

@@ -50,6 +50,9 @@ class LoweringContext:
         self._names.add(name)
         return name
 
+    def taken(self, name: str) -> bool:
+        return name in self._names
+
     def fresh(self, hint: str = "") -> str:
         base = f"{self.prefix}_{hint}" if hint else self.prefix
         name, k = base, 1

@@ -412,23 +412,24 @@ def _concat_onnx(ctx, node, ins):
     return ctx.op("Concat", [ctx.cast(x, dt) for x in ins], axis=node.parsed.dim)
 
 
-@lowers(transpose)
-def _transpose_onnx(ctx, node, ins):
-    return ctx.op("Transpose", ins, perm=list(_perm(node.parsed, ctx.rank(ins[0]))))
-
-
-@lowers(swapaxis)
-def _swapaxis_onnx(ctx, node, ins):
-    r = ctx.rank(ins[0])
+def _swap_perm(a, r):
     perm = list(range(r))
-    d1, d2 = norm_axis(node.parsed.dim1, r), norm_axis(node.parsed.dim2, r)
+    d1, d2 = norm_axis(a.dim1, r), norm_axis(a.dim2, r)
     perm[d1], perm[d2] = perm[d2], perm[d1]
-    return ctx.op("Transpose", ins, perm=perm)
+    return perm
 
 
-@lowers(moveaxis)
-def _moveaxis_onnx(ctx, node, ins):
-    return ctx.op("Transpose", ins, perm=list(_moveaxis_perm(node.parsed, ctx.rank(ins[0]))))
+def _permute_onnx(perm_of):
+    """One ONNX Transpose, the permutation computed as the kernel does."""
+    def fn(ctx, node, ins):
+        return ctx.op("Transpose", ins, perm=[int(i) for i in perm_of(node.parsed,
+                                                                      ctx.rank(ins[0]))])
+    return fn
+
+
+lowers(transpose)(_permute_onnx(_perm))
+lowers(swapaxis)(_permute_onnx(_swap_perm))
+lowers(moveaxis)(_permute_onnx(_moveaxis_perm))
 
 
 @lowers(expand_dims)

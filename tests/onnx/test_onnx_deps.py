@@ -26,3 +26,24 @@ def test_lowering_without_the_package_names_it(monkeypatch):
     sym = op_symbol("relu", {}, 1)
     with pytest.raises(MissingDependencyError, match="'onnx' package"):
         lower_symbol(sym, {}, {"x0": (2, 3)})
+
+
+def test_export_without_onnx_names_it(monkeypatch, tmp_path):
+    import framework as mx
+    from framework.gluon import nn
+    net = nn.Dense(3)
+    net.initialize()
+    net.hybridize()
+    net(mx.np.ones((2, 4)))
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    with pytest.raises(MissingDependencyError, match="'onnx' package"):
+        net.export(str(tmp_path / "dense"), format="onnx")
+    assert not (tmp_path / "dense.onnx").exists()
+
+
+def test_require_names_onnxruntime(monkeypatch):
+    from framework.onnx import require
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    with pytest.raises(MissingDependencyError, match="'onnxruntime' package.*pip install "
+                                                     "onnxruntime"):
+        require("onnxruntime", "the ONNX Runtime backend")
