@@ -91,7 +91,7 @@ class OrtSubgraph:
                  shapes: Mapping[str, tuple], dtypes: Mapping[str, object], dynamic: bool,
                  config: SessionConfig):
         self.name, self.symbol, self.config = name, symbol, config
-        names = symbol.list_inputs()
+        self._names = names = symbol.list_inputs()
         self._positions = {n: k for k, n in enumerate(names)}
         self._baked = [(k, params[n]) for k, n in enumerate(names) if n in params]
         self._shapes, self._dtypes = dict(shapes), dict(dtypes)
@@ -105,8 +105,7 @@ class OrtSubgraph:
 
     # -- building -------------------------------------------------------------------------------
     def _params(self) -> dict[str, np.ndarray]:
-        names = self.symbol.list_inputs()
-        return {names[k]: arr for k, arr in self._baked}
+        return {self._names[k]: arr for k, arr in self._baked}
 
     def _build(self, key, shapes: Mapping[str, tuple]) -> "_Session":
         model = lower_symbol(self.symbol, self._params(), shapes, self._dtypes,
@@ -115,7 +114,7 @@ class OrtSubgraph:
         return _Session(make_session(model, self.config), self._positions)
 
     def _key_of_shapes(self, shapes: Mapping[str, tuple]) -> tuple:
-        return tuple(tuple(shapes[n]) for n in self.symbol.list_inputs() if n in shapes)
+        return tuple(tuple(shapes[n]) for n in self._names if n in shapes)
 
     def _static(self, inputs: Sequence[np.ndarray]) -> "_Session":
         shapes = {n: tuple(inputs[k].shape) for n, k in self._positions.items()

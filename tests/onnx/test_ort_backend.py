@@ -229,3 +229,25 @@ def test_missing_onnxruntime_names_the_package(monkeypatch):
     net = _mlp()
     with pytest.raises(MissingDependencyError, match="'onnxruntime'"):
         net.optimize_for(mx.np.ones((1, 7)), backend="onnxruntime")
+
+
+class _BatchOnAxis1(nn.HybridBlock):
+    """The region after erfinv reads a tensor whose batch is on axis 1."""
+
+    def forward(self, x):
+        h = mx.npx.erfinv(mx.np.transpose(x) * 0.5)
+        return mx.np.tanh(h) + 1
+
+
+def test_a_region_without_leading_batch_gets_a_session_per_shape():
+    net = _BatchOnAxis1()
+    rs = np.random.RandomState(6)
+    xs = [mx.np.array(rs.uniform(-1, 1, (b, 3)).astype(np.float32)) for b in (2, 5, 2)]
+    want = [_reference(net, x) for x in xs]
+    net.optimize_for(xs[0], backend="onnxruntime")
+    engines = [n.parsed.runner for n in net._cached_graph[1].topo() if n.opname == OP]
+    assert len(engines) == 2 and sorted(e.dynamic for e in engines) == [False, True]
+    for x, w in zip(xs, want):
+        np.testing.assert_allclose(net(x).asnumpy(), w, rtol=1e-5, atol=1e-6)
+    static = [e for e in engines if not e.dynamic][0]
+    assert len(static._sessions) == 2
