@@ -9,12 +9,13 @@ Prints one JSON document: {name: {"batch": b, "per_call_ms": median, "min_ms": .
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 import warnings
 
 import numpy as onp
+
+from time_export_mx import time_forward
 
 
 def main():
@@ -57,17 +58,8 @@ def main():
         prefix = os.path.join(args.outdir, f"{name}-b{args.batch}")
         net.export(prefix)
         onp.savez(prefix + "-io.npz", data=x.asnumpy(), output=y.asnumpy())
-        for _ in range(3):
-            net(x).wait_to_read()
-        reps = []
-        for _ in range(args.repeats):
-            t0 = clock()
-            for _ in range(args.calls):
-                net(x).wait_to_read()
-            reps.append((clock() - t0) / args.calls * 1e3)
         report["models"][name] = {"batch": args.batch, "prefix": prefix,
-                                  "per_call_ms": round(statistics.median(reps), 3),
-                                  "min_ms": round(min(reps), 3)}
+                                  **time_forward(net, x, args.calls, args.repeats, clock)}
     json.dump(report, sys.stdout)
     print()
 

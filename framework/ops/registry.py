@@ -49,6 +49,9 @@ class OpDef:
     # its ONNX lowering (ops.lowering.OnnxLowering, set by `@lowers` at the end of
     # the op's module), or None where ONNX cannot express the op
     onnx: Any = None
+    # the kernel runs the node's `subgraphs[0]` (a partitioned region, compiler/passes/
+    # partition.py): the plan accepts such nodes and export expands them back
+    runs_subgraph: bool = False
     doc: str = ""
     # -- facts the graph passes read: each pass asks the op, none keeps a list of op names ------
     # output i is a function of element i of each input (same shape): any layout will do
