@@ -10,6 +10,7 @@ from . import numpy_extension as npx  # noqa: F401
 from . import symbol  # noqa: F401
 from . import symbol as sym  # noqa: F401
 from . import compiler  # noqa: F401  (its optimize_for backends register themselves)
+from . import onnx  # noqa: F401  (so does `onnxruntime`; the onnx packages load only when used)
 from . import gluon  # noqa: F401
 
 context = device = __import__("framework.device", fromlist=["device"])

@@ -18,6 +18,7 @@ import numpy as np
 from ..base import MXNetError
 from ..compiler.passes.partition import Region, contract, expand, find_groups
 from ..ops.registry import get_op
+from ..symbol.backends import register_backend
 from ..symbol.graph import Node, Symbol
 from ..symbol.infer import _attr_shape, infer_dtypes
 from ..ops.lowering import OnnxLoweringError
@@ -43,12 +44,16 @@ class _Refused(Exception):
         self.node_ids = node_ids
 
 
+@register_backend("onnxruntime", "ORT")
 def partition_onnxruntime(sym: Symbol, args: Mapping | None = None, aux: Mapping | None = None,
                           data_shapes: Mapping[str, tuple] | None = None,
                           data_dtypes: Mapping[str, object] | None = None,
                           providers=None, intra_op_threads: int = 0, spinning: bool = True,
                           min_nodes: int = 1, **_) -> tuple[Symbol, dict, dict]:
-    """`(graph with subgraph nodes, args, aux)`; parameters are unchanged (names kept)."""
+    """The `onnxruntime` (alias `ORT`) optimize_for backend: maximal ONNX-expressible regions
+    become subgraph nodes run by warm ONNX Runtime sessions; returns `(graph with subgraph
+    nodes, args, aux)`, parameters unchanged (names kept). Options: `providers`,
+    `intra_op_threads`, `spinning`, `min_nodes`. Needs the `onnxruntime` package."""
     require("onnxruntime", FEATURE)
     sym = expand(sym)                 # optimising again starts from the original nodes
     args, aux = dict(args or {}), dict(aux or {})

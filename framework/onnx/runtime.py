@@ -24,6 +24,7 @@ import numpy as np
 
 from ..base import OperatorError
 from ..symbol.graph import Symbol
+from ..symbol.infer import infer_dtypes, infer_shapes
 from .build import lower_symbol
 from .deps import require
 
@@ -116,6 +117,16 @@ class OrtSubgraph:
         self.dynamic = dynamic and _batch_free(first)
         self._sessions[None if self.dynamic else self._key_of_shapes(self._shapes)] = first
         self._single = len(symbol.outputs) == 1
+
+    # -- inference through the region (the subgraph op's infer_shape / infer_type) --------------
+    def infer_shapes(self, in_shapes: list) -> list:
+        return self._outputs_of(infer_shapes(self.symbol, dict(zip(self._names, in_shapes))))
+
+    def infer_dtypes(self, in_dtypes: list) -> list:
+        return self._outputs_of(infer_dtypes(self.symbol, dict(zip(self._names, in_dtypes))))
+
+    def _outputs_of(self, values: dict) -> list:
+        return [values.get((id(n), i)) for n, i in self.symbol.outputs]
 
     # -- building -------------------------------------------------------------------------------
     def _params(self) -> dict[str, np.ndarray]:

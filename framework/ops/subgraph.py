@@ -4,7 +4,7 @@
 (compiler/passes/partition.py); each becomes one `_sg_onnxruntime` node whose `subgraphs[0]` is
 the region and whose parsed attrs hold `runner`, the warm engine built for it at optimisation time
 (framework/onnx/runtime.py: a callable over the node's inputs with the region's `symbol`). Shapes
-and dtypes are inferred through the region, so the partitioned graph composes with every pass;
+and dtypes are inferred through the region (by its engine, which holds it), so the partitioned graph composes with every pass;
 exports and op hooks see the region's own nodes (`expand`).
 """
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError
-from ..symbol.infer import infer_dtypes, infer_shapes
 from .attrs import Attrs, Int, Str
 from .registry import register
 
@@ -32,18 +31,12 @@ def _input_names(a: Attrs) -> list[str]:
     return [f"data{i}" for i in range(a.num_inputs)]
 
 
-def _region_values(a: Attrs, known: list, infer) -> list:
-    sym = _runner(a).symbol
-    values = infer(sym, dict(zip(sym.list_inputs(), known)))
-    return [values.get((id(n), i)) for n, i in sym.outputs]
-
-
 def _infer_shape(a: Attrs, in_shapes: list) -> list:
-    return _region_values(a, in_shapes, infer_shapes)
+    return _runner(a).infer_shapes(in_shapes)
 
 
 def _infer_type(a: Attrs, in_dtypes: list) -> list:
-    return _region_values(a, [np.dtype(d) for d in in_dtypes], infer_dtypes)
+    return _runner(a).infer_dtypes([np.dtype(d) for d in in_dtypes])
 
 
 @register("_sg_onnxruntime",
