@@ -35,4 +35,5 @@ from .build import BATCH, lower_symbol, lowerable, refusal  # noqa: F401
 from .context import DEFAULT_OPSET, LoweringContext  # noqa: F401
 from .export import convert, export_block, export_symbol  # noqa: F401
 from .deps import MissingDependencyError, require  # noqa: F401
+from .partition import partition_onnxruntime  # noqa: F401  (registers the `onnxruntime` backend)
 from ..ops.lowering import OnnxLowering, OnnxLoweringError, Unsupported, lowers, lowers_named, refuse_if, simple  # noqa: F401
