@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """The seeds' benchmark: 1 000 forwards of the 512→256→128→2 MLP on a (1, 512) input, before and
 after hybridize, and with static_alloc/static_shape — hybridserve and real MXNet 1.9.1 side by side
-in one run (the MXNet side runs from `.mxnet-venvs/mxnet-1.9.1` when it exists).
+in one run; hybridserve also with `optimize_for(x, backend='onnxruntime')` (its ratio is to MXNet's
+static hybridized forward) (the MXNet side runs from `.mxnet-venvs/mxnet-1.9.1` when it exists).
 
     python bench/mlp_bench.py [--calls 1000 --repeats 7 --rounds 3]
 
@@ -27,12 +28,15 @@ def hybridserve_side(calls: int, repeats: int) -> dict:
     mx.random.seed(0)
     x = np.random.normal(size=(1, 512))
     out = {}
-    for mode, flags in (("imperative", None), ("hybridize", {}),
-                        ("hybridize_static", {"static_alloc": True, "static_shape": True})):
+    static = {"static_alloc": True, "static_shape": True}
+    for mode, flags in (("imperative", None), ("hybridize", {}), ("hybridize_static", static),
+                        ("onnxruntime", {**static, "backend": "onnxruntime"})):
         net = nn.HybridSequential()
         net.add(nn.Dense(256, activation="relu"), nn.Dense(128, activation="relu"), nn.Dense(2))
         net.initialize()
-        if flags is not None:
+        if flags and "backend" in flags:
+            net.optimize_for(x, **flags)
+        elif flags is not None:
             net.hybridize(**flags)
         out[mode] = per_call_us(lambda: net(x).wait_to_read(), calls, repeats)["median_us"]
     return out
@@ -60,6 +64,8 @@ def main() -> None:
     if theirs:
         report["ratio"] = {k: round(report["hybridserve_us"][k] / report["mxnet_1.9.1_us"][k], 3)
                            for k in theirs}
+        report["ratio"]["onnxruntime"] = round(report["hybridserve_us"]["onnxruntime"]
+                                               / report["mxnet_1.9.1_us"]["hybridize_static"], 3)
     if args.json:
         json.dump(report, sys.stdout, indent=1)
         print()

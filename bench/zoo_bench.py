@@ -9,7 +9,10 @@ against MXNet's, and times its own forward:
 * `opt`        — `optimize_for(x, backend="hybridserve", static_alloc=True, static_shape=True)`
                  with BLAS's own threads (OpenBLAS, 2 threads here);
 * `opt_intra`  — the same, built and run with the kernels' intra-op threads (ops/_parallel.py:
-                 every heavy op split in row blocks over 2 threads, BLAS single-threaded).
+                 every heavy op split in row blocks over 2 threads, BLAS single-threaded);
+* `ort` (--ort) — `optimize_for(x, backend="onnxruntime", intra_op_threads=2)`: the graph's
+                 ONNX-expressible regions run by warm ONNX Runtime sessions; with --cpu also
+                 its single-threaded CPU time (`intra_op_threads=1`) against MXNet's.
 
 Each mode, and the single-threaded CPU measurement, gets its own build (the intra-op threads
 are set before `optimize_for`, as a user would).
@@ -97,7 +100,7 @@ def cpu_ms(blk, x, calls: int, repeats: int) -> float:
         return time_ms(lambda: blk(x), calls, repeats, time.process_time)[0]
 
 
-def load(prefix: str, backend: str | None):
+def load(prefix: str, backend: str | None, **opts):
     from framework import np as fnp
     from framework.gluon import SymbolBlock
     io = np.load(prefix + "-io.npz")
@@ -105,7 +108,7 @@ def load(prefix: str, backend: str | None):
     t0 = time.perf_counter()
     blk = SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
     if backend:
-        blk.optimize_for(x, backend=backend, static_alloc=True, static_shape=True)
+        blk.optimize_for(x, backend=backend, static_alloc=True, static_shape=True, **opts)
     else:
         blk.hybridize(static_alloc=True, static_shape=True)
     y = blk(x).asnumpy()
@@ -162,9 +165,25 @@ def bench_model(prefix: str, mx_ms: float, args) -> dict:
         with threadpool_limits(1, user_api="blas"):
             serial, x, _, _, _ = load(prefix, "hybridserve")
         row["hs_cpu_ms"] = round(cpu_ms(serial, x, args.calls, args.repeats), 2)
+    if args.ort:
+        row.update(bench_ort(prefix, ref, args))
     flops, largest = graph_stats(plain._cached_graph[1], tuple(io["data"].shape))
     row["gflop"] = round(flops / 1e9, 3)
     row["largest_act_bytes"] = largest
+    return row
+
+
+def bench_ort(prefix: str, ref: np.ndarray, args) -> dict:
+    """The ONNX Runtime engine: `optimize_for(backend='onnxruntime')` with 2 intra-op threads
+    (wall time) and with 1 (single-threaded CPU time, the server's case)."""
+    set_policy(1)
+    blk, x, y, _, build_s = load(prefix, "onnxruntime", intra_op_threads=2)
+    row = {"err_ort": float(np.abs(y - ref).max()), "ort_build_s": round(build_s, 3)}
+    row["ort_ms"], row["ort_min"] = time_ms(lambda: blk(x), args.calls, args.repeats)
+    del blk
+    if args.cpu:
+        serial, x, _, _, _ = load(prefix, "onnxruntime", intra_op_threads=1)
+        row["ort_cpu_ms"] = round(cpu_ms(serial, x, args.calls, args.repeats), 2)
     return row
 
 
@@ -178,6 +197,8 @@ def main() -> None:
     ap.add_argument("--write", help="write the results table (markdown) to this file")
     ap.add_argument("--cpu", action="store_true",
                     help="also compare single-threaded CPU time per forward (load-robust)")
+    ap.add_argument("--ort", action="store_true",
+                    help="also time the ONNX Runtime engine (optimize_for backend='onnxruntime')")
     ap.add_argument("--probe", nargs=2, help=argparse.SUPPRESS)     # internal: prefix backend
     args = ap.parse_args()
     if args.probe:
@@ -203,7 +224,7 @@ def main() -> None:
         for name in names:
             m = mx1["models"][name]
             a = argparse.Namespace(calls=max(2, args.calls // batch), repeats=args.repeats,
-                                   cpu=args.cpu)
+                                   cpu=args.cpu, ort=args.ort)
             ours[name] = bench_model(m["prefix"], m["per_call_ms"], a)
         mx2 = run_mxnet_side("zoo_bench_mx.py", outdir, *mxargs, env=env)
         mxc = run_mxnet_side("zoo_bench_mx.py", outdir, *mxargs, "--clock", "process",
@@ -225,6 +246,8 @@ def main() -> None:
                          **({"mx_cpu_ms": mxc["models"][name]["per_call_ms"],
                              "cpu_ratio": round(r["hs_cpu_ms"] / mxc["models"][name]["per_call_ms"], 3)}
                             if mxc else {}),
+                         **(ort_ratios(r, mx_ms, mxc["models"][name]["per_call_ms"] if mxc
+                                       else None, batch) if args.ort else {}),
                          "peak_fraction": round(r["gflop"] / (best / 1e3) / peak2, 3)})
     mem = {}
     for name in args.memory:
@@ -243,6 +266,14 @@ def main() -> None:
     report(rows, mem, peak2, args)
 
 
+def ort_ratios(r: dict, mx_ms: float, mx_cpu_ms: float | None, batch: int) -> dict:
+    out = {"ort_ratio": round(r["ort_ms"] / mx_ms, 3),
+           "ort_per_image_ms": round(r["ort_ms"] / batch, 2)}
+    if mx_cpu_ms and "ort_cpu_ms" in r:
+        out["ort_cpu_ratio"] = round(r["ort_cpu_ms"] / mx_cpu_ms, 3)
+    return out
+
+
 def report(rows, mem, peak2, args) -> None:
     mach = machine()
     now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
@@ -251,12 +282,16 @@ def report(rows, mem, peak2, args) -> None:
             "err_opt", "bound"]
     if rows and "cpu_ratio" in rows[0]:
         cols[-2:-2] = ["mx_cpu_ms", "hs_cpu_ms", "cpu_ratio"]
+    if rows and "ort_ratio" in rows[0]:
+        cols[-2:-2] = ["ort_ms", "ort_ratio", "ort_per_image_ms", "ort_build_s", "err_ort"] + \
+            (["ort_cpu_ms", "ort_cpu_ratio"] if "ort_cpu_ratio" in rows[0] else [])
     lines = [f"Run {now}; GEMM peak (1024³ sgemm, OpenBLAS 2 threads) {peak2:.0f} GFLOP/s",
              f"Machine: {json.dumps(mach)}", "",
              "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rows:
         lines.append("| " + " | ".join(
-            (f"{r[c]:.1e}" if c in ("err_opt", "bound") else str(r[c])) for c in cols) + " |")
+            (f"{r[c]:.1e}" if c in ("err_opt", "err_ort", "bound") else str(r[c]))
+            for c in cols) + " |")
     if mem:
         lines += ["", "| model (b1) | path | params MB | resident before forward MB | forward "
                   "peak MB | forward extra MB | largest activation set MB | target MB "

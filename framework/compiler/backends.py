@@ -88,3 +88,12 @@ def channels_last_backend(sym: Symbol, args: dict | None = None, aux: dict | Non
     out, params = fold_preact(fuse_epilogues(out, known), params)
     used = set(out.list_inputs())
     return (out, *_split(out, {k: v for k, v in params.items() if k in used}))
+
+
+@register_backend("onnxruntime", "ORT")
+def onnxruntime_backend(sym: Symbol, args: dict | None = None, aux: dict | None = None, **opts):
+    """Maximal ONNX-expressible regions become subgraph nodes run by warm ONNX Runtime sessions
+    (framework/onnx/partition.py); options: `providers`, `intra_op_threads`, `spinning`,
+    `min_nodes`. Needs the `onnxruntime` package."""
+    from ..onnx.partition import partition_onnxruntime
+    return partition_onnxruntime(sym, args, aux, **opts)

@@ -1,7 +1,7 @@
 """The cached op: a compiled graph that a hybridized block (or the server) calls many times.
 
 It owns two plans of one graph: `plan`, exactly as traced (op hooks and inspection see every
-node), and `fast`, the simplified graph the normal calls run. A new input signature (data shapes
+node; regions an optimize_for backend partitioned out are expanded back), and `fast`, the simplified graph the normal calls run. A new input signature (data shapes
 and dtypes) is validated once (dtype consistency). With `static_alloc` each signature also gets
 specialised run functions whose intermediate buffers are planned once. They are kept in a pool per
 signature: a call takes an idle one (or compiles a new one) and puts it back afterwards, so
@@ -33,13 +33,18 @@ MAX_IDLE_SETS = 64    # per signature: a burst beyond it compiles sets that are 
 class CachedOp:
     def __init__(self, symbol: Symbol, input_names: list[str] | None = None,
                  flags: dict | None = None):
+        from .passes.partition import expand
         from .passes.simplify import simplify
         self.flags = dict(flags or {})
         self.symbol = symbol
-        self.plan = Plan(symbol, input_names)
+        # hooks and inspection run the NumPy kernels of every node, also of partitioned regions
+        whole = expand(symbol)
+        self.plan = Plan(whole, input_names)
         self.input_names = self.plan.input_names
-        self.fast = Plan(simplify(symbol), self.input_names) if self.flags.get("optimize", True) \
-            else self.plan
+        if self.flags.get("optimize", True):
+            self.fast = Plan(simplify(symbol), self.input_names)
+        else:
+            self.fast = self.plan if whole is symbol else Plan(symbol, self.input_names)
         self.static_alloc = bool(self.flags.get("static_alloc", False))
         self.static_shape = bool(self.flags.get("static_shape", False))
         # only data inputs vary between calls; parameters keep their shapes and dtypes

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..compiler.passes.partition import expand
 from ..symbol.graph import rename_vars
 
 
@@ -18,7 +19,7 @@ def export(block, path: str | None, epoch: int = 0, remove_amp_cast: bool = True
                            "block at least once before calling export.")
     collected = block.collect_params()
     last_name = {id(p): name for name, p in collected.items()}
-    sym = rename_vars(block._cached_graph[1],
+    sym = rename_vars(expand(block._cached_graph[1]),     # subgraph nodes: their MXNet ops
                       {p.var_name(): last_name[id(p)] for p in collected.values()})
     if remove_amp_cast:
         from ..symbol.json_io import _strip_amp_cast

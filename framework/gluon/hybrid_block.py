@@ -244,6 +244,8 @@ class HybridBlock(Block):
         if self._backend:
             shapes = {n: tuple(flat[i].shape) for n, i in data_names.items()
                       if i < len(flat) and hasattr(flat[i], "shape")}
+            # the traced inputs include what the block itself adds (an RNN layer's states)
+            shapes.update(getattr(self, "_traced_shapes", None) or {})
             out, params, serial = self._apply_backend(out, params, serial, shapes)
             if update_graph:
                 self._cached_graph = (in_syms, out)
@@ -394,6 +396,7 @@ class HybridBlock(Block):
             self._called_infer_shape_already = True
         self._build_cache(x, *args)
         assert self._cached_op, "Gluon failed to build the cache. This should never happen."
+        self.__dict__["_fast"] = None       # it was bound to the previous cached op
         self._first_forward = True
         self._backend = None
         self._backend_opts = {}

@@ -5,6 +5,7 @@ import numpy as _onp
 
 import warnings
 
+from ..compiler.passes.unknown_dims import resolve, unresolved_nodes
 from ..io.dtypes import dtype_from_flag
 from ..ndarray import ndarray
 from ..symbol import trace as _trace
@@ -150,8 +151,23 @@ class SymbolBlock(HybridBlock):
         return regroup(list(ret), self._out_format)[0]
 
     def infer_shape(self, *args) -> None:
-        """Graph-based: fills every parameter shape the graph determines from the inputs."""
-        self._infer_attrs("shape", *args)
+        """Graph-based: fills every parameter shape the graph determines from the inputs (MXNet
+        1.x zero-batch state creators get the batch these inputs imply meanwhile)."""
+        out = self._cached_graph[1]
+        nodes = unresolved_nodes(out.topo())
+        if not nodes:
+            return self._infer_attrs("shape", *args)
+        real = [a for a in flatten(args, "input")[0] if a is not None]
+        attrs = resolve(out, nodes, {s.name: tuple(a.shape)
+                                     for s, a in zip(self._cached_graph[0], real)})
+        saved = [(n, n._parsed) for n in nodes]
+        try:
+            for n in nodes:
+                n._parsed = attrs[id(n)]
+            self._infer_attrs("shape", *args)
+        finally:
+            for n, p in saved:
+                n._parsed = p
 
     def cast(self, dtype) -> None:
         self._clear_cached_op()

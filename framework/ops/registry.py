@@ -47,6 +47,9 @@ class OpDef:
     # its ONNX lowering (framework.onnx.lowering.OnnxLowering, set by `@lowers` at the end of
     # the op's module), or None where ONNX cannot express the op
     onnx: Any = None
+    # the kernel runs the node's `subgraphs[0]` (a partitioned region, compiler/passes/
+    # partition.py): the plan accepts such nodes and export expands them back
+    runs_subgraph: bool = False
     doc: str = ""
 
     # -- attributes ---------------------------------------------------------------------------
