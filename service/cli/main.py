@@ -15,7 +15,7 @@ from ..logs import uvicorn_log_config
 from ..settings import Settings
 from . import offline
 
-_SERVE_FLAGS = ("model_store", "host", "port", "workers", "log_level")
+_SERVE_FLAGS = ("model_store", "host", "port", "workers", "log_level", "engine")
 
 
 def add_serve_args(p: argparse.ArgumentParser) -> None:
@@ -24,6 +24,8 @@ def add_serve_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, help="port (default 8000)")
     p.add_argument("--workers", type=int, help="worker processes (default 1)")
     p.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument("--engine", choices=["onnxruntime", "numpy"],
+                   help="what runs requests (default onnxruntime, NumPy where it cannot)")
 
 
 def _loopback(host: str) -> bool:

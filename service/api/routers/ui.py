@@ -71,6 +71,7 @@ async def _version_doc(mv) -> dict:
     db = cfg.dynamic_batching
     doc.update({
         "load_seconds": r.load_seconds, "warm": r.warm, "platform": cfg.platform,
+        "engine": r.engine.parameters(),
         "inputs": [s.public() for s in r.inputs], "outputs": [s.public() for s in r.outputs],
         "max_batch_size": r.max_batch_size,
         "dynamic_batching": None if db is None else {
