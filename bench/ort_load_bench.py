@@ -7,7 +7,9 @@ Each repeat runs in a fresh process: parse (`SymbolBlock.imports`), partition + 
 (`optimize_for(x, backend='onnxruntime')`), verify (one forward of the NumPy reference graph on
 the recorded input against the ORT forward: max|Δ| ≤ 1e-4·max(1, max|ref|)), warm (3 forwards).
 Resident memory is the process's VmRSS after each stage minus before parsing (the framework and
-onnxruntime already imported), against the parameters' bytes. PREFIX names an export with
+onnxruntime already imported), against the parameters' bytes; a last stage trims the C heap
+(the reference forward's freed buffers). CPU seconds are given beside wall seconds: on a loaded
+machine they are the steadier measure. PREFIX names an export with
 `PREFIX-symbol.json`, `PREFIX-0000.params` and `PREFIX-io.npz` (export_zoo_mx.py writes them).
 """
 from __future__ import annotations
@@ -42,22 +44,28 @@ def probe(prefix: str, threads: int) -> dict:
     from framework.gluon import SymbolBlock
     io = np.load(prefix + "-io.npz")
     x = mx.np.array(io["data"])
-    base, t0 = rss(), time.perf_counter()
+    from framework.onnx.runtime import trim_heap
+    base, t0, c0 = rss(), time.perf_counter(), time.process_time()
     stages = {}
+
+    def mark(stage: str) -> None:
+        stages[stage] = (time.perf_counter() - t0, time.process_time() - c0, rss() - base)
     blk = SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
     param_bytes = sum(p.data().asnumpy().nbytes for p in blk.collect_params().values())
-    stages["parse"] = (time.perf_counter() - t0, rss() - base)
+    mark("parse")
     blk.optimize_for(x, backend="onnxruntime", intra_op_threads=threads)
-    stages["lower+session"] = (time.perf_counter() - t0, rss() - base)
+    mark("lower+session")
     got = blk(x).asnumpy()
     op, spec = blk.compiled()
     ref = op.plan.run([io["data"] if d else p.data().asnumpy() for d, _, p in spec])[0]
     bound = 1e-4 * max(1.0, float(np.abs(ref).max()))
     ok = float(np.abs(got - ref).max()) <= bound
-    stages["verify"] = (time.perf_counter() - t0, rss() - base)
+    mark("verify")
     for _ in range(3):
         blk(x)
-    stages["warm"] = (time.perf_counter() - t0, rss() - base)
+    mark("warm")
+    trim_heap()              # the reference forward's freed buffers, as a server would after it
+    mark("trim")
     return {"param_bytes": param_bytes, "verified": ok, "stages": stages}
 
 
@@ -80,12 +88,12 @@ def main() -> None:
     pb = runs[0]["param_bytes"]
     print(f"params {pb / 2 ** 20:.1f} MB; verified: {all(r['verified'] for r in runs)}; "
           f"median of {len(runs)} fresh processes")
-    print("| stage (cumulative) | seconds | resident added MB | × param bytes |")
-    print("|---|---|---|---|")
+    print("| stage (cumulative) | wall s | CPU s (all threads) | resident added MB | "
+          "× param bytes |")
+    print("|---|---|---|---|---|")
     for stage in runs[0]["stages"]:
-        sec = statistics.median(r["stages"][stage][0] for r in runs)
-        mem = statistics.median(r["stages"][stage][1] for r in runs)
-        print(f"| {stage} | {sec:.2f} | {mem / 2 ** 20:.0f} | {mem / pb:.2f} |")
+        sec, cpu, mem = (statistics.median(r["stages"][stage][j] for r in runs) for j in range(3))
+        print(f"| {stage} | {sec:.2f} | {cpu:.2f} | {mem / 2 ** 20:.0f} | {mem / pb:.2f} |")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from ..symbol.infer import _attr_shape, infer_dtypes
 from .build import lowerable
 from .deps import require
 from .lowering import OnnxLoweringError
-from .runtime import FEATURE, OrtSubgraph, SessionConfig
+from .runtime import FEATURE, OrtSubgraph, SessionConfig, trim_heap
 from .shapes import graph_shapes, resolved, varying_axes
 
 OP = "_sg_onnxruntime"
@@ -65,6 +65,7 @@ def partition_onnxruntime(sym: Symbol, args: Mapping | None = None, aux: Mapping
         except _Refused as r:
             excluded |= r.node_ids
             continue
+        trim_heap()
         return out, args, aux
 
 
