@@ -11,29 +11,19 @@ import threading
 import numpy as np
 import pytest
 
-from fixture_util import FIXTURES
+import mini_resnet
 from framework.onnx import partition
 from framework.onnx.runtime import OrtSubgraph
-from service.repository.config import DynamicBatching, ModelConfig, TensorSpec
-from service.repository.store import ModelFiles
+from service.repository.config import DynamicBatching
 from service.runtime import compiled
 from service.runtime.runner import Runner
 
 pytest.importorskip("onnxruntime")
-MX1 = FIXTURES / "mxnet-1.9.1"
-NAME = "mini_resnet_v1"                          # Convolution + BatchNorm + residual adds
+_io = mini_resnet.io
 
 
 def _load(batching: DynamicBatching | None = None, **kw) -> Runner:
-    cfg = ModelConfig(inputs=[TensorSpec(name="data", shape=[-1, 3, 16, 16])],
-                      max_batch_size=8, dynamic_batching=batching)
-    files = ModelFiles(MX1 / f"{NAME}-symbol.json", MX1 / f"{NAME}-0000.params")
-    return Runner.load(NAME, "1", files, cfg, **kw)
-
-
-def _io():
-    io = np.load(MX1 / f"{NAME}-io.npz")
-    return io["data"].astype(np.float32), io["output"]
+    return mini_resnet.load(batching, max_batch_size=8, **kw)
 
 
 def _reference(r: Runner, x: np.ndarray) -> np.ndarray:
@@ -176,10 +166,8 @@ def test_within_bound_scales_with_the_reference():
 def test_an_inferred_flatten_input_of_another_rank_runs_numpy():
     """The session takes the (batch, units) input it was built for; the FullyConnected
     graph also takes (batch, c, h, w) with as many units, which then runs NumPy."""
-    fx = FIXTURES / "mxnet-1.9.1"
-    io = np.load(fx / "fc_flatten-io.npz")
-    r = Runner.load("fc", "1", ModelFiles(fx / "fc_flatten-symbol.json",
-                                          fx / "fc_flatten-0000.params"), None)
+    io = np.load(mini_resnet.MX1 / "fc_flatten-io.npz")
+    r = Runner.load("fc", "1", mini_resnet.files("fc_flatten"), None)
     x = io["data"].astype(np.float32)
     assert r.engine.name == "onnxruntime" and x.ndim > len(r.inputs[0].shape)
     _within_bound(r.run([x])[0], io["output"])
@@ -189,8 +177,7 @@ def test_an_inferred_flatten_input_of_another_rank_runs_numpy():
 def test_free_dims_beyond_the_batch_run_numpy_at_other_sizes():
     """Without a config the signature's spatial dims are free; the session knows the warm-up
     size only, so a request of another size runs the traced NumPy graph."""
-    r = Runner.load(NAME, "1", ModelFiles(MX1 / f"{NAME}-symbol.json",
-                                          MX1 / f"{NAME}-0000.params"), None)
+    r = Runner.load(mini_resnet.NAME, "1", mini_resnet.files(), None)
     assert r.engine.name == "onnxruntime" and r.inputs[0].shape[2:] == (-1, -1)
     x, mxnet_out = _io()
     _within_bound(r.run([x])[0], mxnet_out)

@@ -9,28 +9,18 @@ import logging
 import numpy as np
 import pytest
 
-from fixture_util import FIXTURES
+import mini_resnet
 from service.runtime import compiled
-from service.repository.config import DynamicBatching, ModelConfig, TensorSpec
+from service.repository.config import DynamicBatching
 from service.runtime.runner import Runner
-from service.repository.store import ModelFiles
 from service.runtime.registry import load_limits
 from service.settings import Settings
 
-MX1 = FIXTURES / "mxnet-1.9.1"
-NAME = "mini_resnet_v1"                          # Convolution + BatchNorm + residual adds
+_io = mini_resnet.io
 
 
 def _load(batching: DynamicBatching | None = None, **kw) -> Runner:
-    cfg = ModelConfig(inputs=[TensorSpec(name="data", shape=[-1, 3, 16, 16])],
-                      max_batch_size=4, dynamic_batching=batching)
-    files = ModelFiles(MX1 / f"{NAME}-symbol.json", MX1 / f"{NAME}-0000.params")
-    return Runner.load(NAME, "1", files, cfg, **{"engine": "numpy", **kw})
-
-
-def _io():
-    io = np.load(MX1 / f"{NAME}-io.npz")
-    return io["data"].astype(np.float32), io["output"]
+    return mini_resnet.load(batching, **{"engine": "numpy", **kw})
 
 
 def _traced(r: Runner, x: np.ndarray) -> list[np.ndarray]:
