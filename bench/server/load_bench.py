@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,13 +51,17 @@ def probe(prefix: str, engine: str, threads: int) -> dict:
     from service.runtime.runner import Runner
     cfg = ModelConfig(inputs=[TensorSpec(name="data", shape=[-1, 3, 224, 224])], max_batch_size=8)
     files = ModelFiles(Path(prefix + "-symbol.json"), Path(prefix + "-0000.params"))
-    before = rss()
+    stages: list = []
+    before, t0, c0 = rss(), time.perf_counter(), time.process_time()
     r = Runner.load("m", "1", files, cfg, engine=engine, ort=OrtOptions(None, threads),
-                    buffer_sets=threads)
+                    buffer_sets=threads,
+                    progress=lambda msg: stages.append((msg, time.perf_counter() - t0)))
     added = rss() - before
     params = sum(np.asarray(p.data()).nbytes for p in r.block.collect_params().values())
+    ends = [t for _, t in stages[1:]] + [r.load_seconds]
     return {"engine": r.engine.name, "load_s": r.load_seconds, "rss_added": added,
-            "param_bytes": params}
+            "param_bytes": params, "cpu_s": time.process_time() - c0,
+            "stages": {m.split(" (")[0]: round(e - t, 3) for (m, t), e in zip(stages, ends)}}
 
 
 def main() -> int:
@@ -65,6 +70,7 @@ def main() -> int:
     ap.add_argument("--prefix", default=None, help="an MXNet export (PREFIX-symbol.json …)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2, help="inference threads (cores)")
+    ap.add_argument("--engines", default="onnxruntime,numpy")
     ap.add_argument("--probe", nargs=2, metavar=("PREFIX", "ENGINE"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.probe:
@@ -72,18 +78,21 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         prefix = args.prefix or export(args.model, tmp)
-        for engine in ("onnxruntime", "numpy"):
+        for engine in args.engines.split(","):
             runs = []
             for _ in range(args.repeats):
                 out = subprocess.run([sys.executable, __file__, "--probe", prefix, engine,
                                       "--threads", str(args.threads)], capture_output=True,
                                      text=True, check=True, timeout=600)
                 runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-            med = {k: statistics.median(r[k] for r in runs) for k in ("load_s", "rss_added")}
+            med = {k: statistics.median(r[k] for r in runs) for k in ("load_s", "rss_added",
+                                                                       "cpu_s")}
             p = runs[0]["param_bytes"]
             print(json.dumps({"model": args.model, "engine_asked": engine,
                               "engine": runs[0]["engine"], "load_s": round(med["load_s"], 3),
                               "load_runs": [round(r["load_s"], 3) for r in runs],
+                              "load_cpu_s": round(med["cpu_s"], 3),
+                              "stages_first_run": runs[0]["stages"],
                               "rss_added_mb": round(med["rss_added"] / 2**20, 1),
                               "param_mb": round(p / 2**20, 1),
                               "rss_over_params": round(med["rss_added"] / p, 2),

@@ -25,6 +25,7 @@ from framework.compiler.plan import Plan
 from framework.gluon import SymbolBlock
 from framework.io import ParamsFormatError, load_params, strip_prefixes
 from framework.ndarray import ndarray
+from framework.onnx.runtime import trim_heap
 from framework.symbol.json_io import load_json
 
 from ..errors import BadRequest, Unavailable
@@ -226,11 +227,15 @@ class Runner:
             self._blind_engine(engine)
             return
         sizes = self._warm_sizes(self.config)
+        checks = [verification_inputs([(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
+                  for b in sizes]
         try:
-            self.run(self._zeros(sizes[0]))         # builds the traced graph's cached op
+            # builds the traced graph's cached op; on the first check input, so that its
+            # outputs are the reference the twins are checked against (one forward less)
+            first = [np.array(o) for o in self.run(checks[0])]
             if (optimize or engine == "onnxruntime") and self._plain is not None:
                 progress("optimising the graph")
-                self._optimise(sizes, optimize, engine, ort)
+                self._optimise(checks, first, optimize, engine, ort)
             for k, b in enumerate(sizes):
                 progress(f"warming shape {k + 1}/{len(sizes)} (batch {b})")
                 arrays = self._zeros(b)
@@ -248,15 +253,15 @@ class Runner:
     def _zeros(self, batch: int) -> list[np.ndarray]:
         return [np.zeros(concrete(s.shape, batch, 1), s.dtype) for s in self.inputs]
 
-    def _optimise(self, sizes: list[int], optimize: bool, engine: str, ort: OrtOptions) -> None:
+    def _optimise(self, checks: list[list[np.ndarray]], first: list[np.ndarray], optimize: bool,
+                  engine: str, ort: OrtOptions) -> None:
         """Serve the ONNX Runtime twin (engine "onnxruntime"), else the NumPy optimize_for
-        twin (`optimize`), whichever first reproduces the traced graph on non-trivial inputs at
-        every warm-up batch size; the traced graph otherwise. `self.engine` says which, and why."""
+        twin (`optimize`), whichever first reproduces the traced graph on `checks` (non-trivial
+        inputs at every warm-up batch size; `first`: the traced graph's outputs on the first);
+        the traced graph otherwise. `self.engine` says which, and why."""
         what = f"{self.name}/{self.version}"
-        checks = [verification_inputs([(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
-                  for b in sizes]
         try:
-            expected = [self._plain(arrays) for arrays in checks]
+            expected = [first] + [self._plain(arrays) for arrays in checks[1:]]
         except Exception as e:  # noqa: BLE001 - no reference on this input: keep the traced graph
             log.info("%s: no optimisation (the traced graph fails on the check input: %r)", what, e)
             self.engine = Engine(reason=self._asked(engine, "the NumPy graph fails on the "
@@ -291,6 +296,7 @@ class Runner:
         clear = getattr(self._plain.op, "clear_buffers", None)
         if clear is not None:
             clear()
+            trim_heap()          # the traced graph's buffers and the check's copies go back
 
     @staticmethod
     def _asked(engine: str, reason: str) -> str:
