@@ -25,7 +25,6 @@ from framework.compiler.plan import Plan
 from framework.gluon import SymbolBlock
 from framework.io import ParamsFormatError, load_params, strip_prefixes
 from framework.ndarray import ndarray
-from framework.onnx.runtime import trim_heap
 from framework.symbol.json_io import load_json
 
 from ..errors import BadRequest, Unavailable
@@ -296,7 +295,6 @@ class Runner:
         clear = getattr(self._plain.op, "clear_buffers", None)
         if clear is not None:
             clear()
-            trim_heap()          # the traced graph's buffers and the check's copies go back
 
     @staticmethod
     def _asked(engine: str, reason: str) -> str:
