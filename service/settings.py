@@ -54,6 +54,21 @@ class Settings(BaseSettings):
     # serve each model's `optimize_for(backend="hybridserve")` graph (BatchNorm folding,
     # channels-last, fused epilogues) when it matches the traced graph at load
     optimize_graphs: bool = True
+    # what runs requests: "onnxruntime" serves each model's optimize_for(backend="onnxruntime")
+    # graph when it reproduces the NumPy reference on the warm-up inputs (within
+    # 1e-4·max(1, max|ref|)), else NumPy (the model's metadata `parameters.engine` and
+    # `engine_fallback_reason` say which and why); "numpy": NumPy only
+    engine: Literal["onnxruntime", "numpy"] = "onnxruntime"
+    # ONNX Runtime execution providers, comma-separated, in order; empty: CUDA when
+    # onnxruntime-gpu sees a GPU, then CPU
+    ort_providers: str = ""
+    # intra-op threads of each ONNX Runtime session (one session per model region, shared by
+    # the inference threads). None: max(intra_op_threads, cores // (workers × inference
+    # threads)), so one forward per core under load (service/runtime/threads.py)
+    ort_intra_op_threads: Optional[int] = None
+    # whether idle ORT threads spin for work (lower latency for a lone request, but each
+    # spinning session burns a core between requests)
+    ort_spinning: bool = False
     # CPython's GIL hand-over interval (default 5 ms): an inference thread that re-takes the
     # GIL after each NumPy kernel would otherwise wait behind the busy event loop every time
     gil_switch_interval_s: float = 0.0002

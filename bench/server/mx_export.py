@@ -9,6 +9,7 @@ Exports, in MXNet 1.x format, the two models both servers load from the SAME fil
   MXNet 1.9.1 cannot read, so real MXNet re-exports the same network).
 * ``resnet18_v1``: ``mxnet.gluon.model_zoo.vision.resnet18_v1(pretrained=False)``, seeded Xavier
   init, BatchNorm statistics randomised (so outputs are not degenerate), hybridized.
+* ``mobilenetv2_1.0``: ``vision.mobilenet_v2_1_0(pretrained=False)``, initialised the same way.
 
 For each: ``OUTDIR/<name>/<name>-symbol.json`` + ``-0000.params`` and ``OUTDIR/<name>-io.npz``
 holding the benchmark input (``data``) and MXNet's output for it (``output``), which run.py
@@ -65,18 +66,20 @@ def main():
                           args.outdir, "mlp")
 
     mx.random.seed(args.seed)
-    net = vision.resnet18_v1(pretrained=False)
-    net.initialize(mx.init.Xavier())
-    x = rs.standard_normal((1, 3, 224, 224)).astype("float32")
-    net(mx.nd.array(x))
-    for k, p in net.collect_params().items():
-        if k.endswith("running_mean"):
-            p.set_data(mx.nd.array(rs.normal(0, 0.1, p.shape)))
-        elif k.endswith("running_var") or k.endswith("gamma"):
-            p.set_data(mx.nd.array(rs.uniform(0.5, 1.5, p.shape)))
-        elif k.endswith("beta") or k.endswith("bias"):
-            p.set_data(mx.nd.array(rs.normal(0, 0.1, p.shape)))
-    report["resnet18_v1"] = export(net, x, args.outdir, "resnet18_v1")
+    for name, make in (("resnet18_v1", vision.resnet18_v1),
+                       ("mobilenetv2_1.0", vision.mobilenet_v2_1_0)):
+        net = make(pretrained=False)
+        net.initialize(mx.init.Xavier())
+        x = rs.standard_normal((1, 3, 224, 224)).astype("float32")
+        net(mx.nd.array(x))
+        for k, p in net.collect_params().items():
+            if k.endswith("running_mean"):
+                p.set_data(mx.nd.array(rs.normal(0, 0.1, p.shape)))
+            elif k.endswith("running_var") or k.endswith("gamma"):
+                p.set_data(mx.nd.array(rs.uniform(0.5, 1.5, p.shape)))
+            elif k.endswith("beta") or k.endswith("bias"):
+                p.set_data(mx.nd.array(rs.normal(0, 0.1, p.shape)))
+        report[name] = export(net, x, args.outdir, name)
     print(json.dumps(report))
 
 

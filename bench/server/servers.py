@@ -256,7 +256,8 @@ def mms_server(tmp: Path, omp_threads: int) -> Server:
     for d in (store, logs, jtmp):
         d.mkdir(parents=True)
     for name, src, item_shape, warm in (("mlp", "mlp", [512], 16),
-                                        ("resnet18", "resnet18_v1", [3, 224, 224], 1)):
+                                        ("resnet18", "resnet18_v1", [3, 224, 224], 1),
+                                        ("mobilenet", "mobilenetv2_1.0", [3, 224, 224], 1)):
         s = home / "src" / name
         s.mkdir(parents=True)
         for f in (tmp / "export" / src).iterdir():
@@ -293,6 +294,7 @@ def mms_server(tmp: Path, omp_threads: int) -> Server:
 
 def mms_register(srv: Server, batch_size: int, delay_ms: int) -> None:
     regs = [("mlp", "mlp.mar", 1, 100), ("resnet18", "resnet18.mar", 1, 100),
+            ("mobilenet", "mobilenet.mar", 1, 100),
             ("mlp_b", "mlp.mar", batch_size, delay_ms)]
     for name, url, bs, delay in regs:
         q = (f"url={url}&model_name={name}&initial_workers=2&synchronous=true"

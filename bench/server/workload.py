@@ -57,6 +57,8 @@ def build_store(tmp: Path, demo_cfg: dict) -> Path:
                         "dynamic_batching": batching}),
         "mlp_nobatch": ("mlp", dict(MLP_CONFIG, max_batch_size=demo_cfg.get("max_batch_size", 64))),
         "resnet18": ("resnet18_v1", RESNET_CONFIG),
+        "mobilenet": ("mobilenetv2_1.0", dict(RESNET_CONFIG, description="MobileNet v2 1.0 "
+                                              "exported by MXNet 1.9.1 (bench/server)")),
         # not in MMS's set: shows what dynamic batching does for a conv net (extra row)
         "resnet18_batch": ("resnet18_v1", {**RESNET_CONFIG, "dynamic_batching": {
             "max_queue_delay_microseconds": 5000, "preferred_batch_size": [4, 8]}}),
@@ -95,7 +97,8 @@ def write_bodies(tmp: Path) -> tuple[dict[str, Body], dict[str, np.ndarray]]:
     d = tmp / "bodies"
     d.mkdir()
     bodies, refs = {}, {}
-    for model, npz in (("mlp", "mlp-io.npz"), ("resnet", "resnet18_v1-io.npz")):
+    for model, npz in (("mlp", "mlp-io.npz"), ("resnet", "resnet18_v1-io.npz"),
+                       ("mobilenet", "mobilenetv2_1.0-io.npz")):
         io = np.load(tmp / "export" / npz)
         x, refs[model] = io["data"].astype(np.float32), io["output"]
         (d / f"{model}.json").write_bytes(v2_json(x))
@@ -112,13 +115,13 @@ def write_bodies(tmp: Path) -> tuple[dict[str, Body], dict[str, np.ndarray]]:
 @dataclass
 class Case:
     server: str
-    model: str          # "MLP" / "ResNet-18"
+    model: str          # "MLP" / "ResNet-18" / "MobileNet v2"
     body: str           # "JSON" / "binary" / "raw f32"
     batching: str       # "on" / "off"
     conns: int
     path: str
     body_key: str
-    ref: str            # "mlp" / "resnet" / "" (no check)
+    ref: str            # "mlp" / "resnet" / "mobilenet" / "" (no check)
     results: list = field(default_factory=list)
 
     @property
@@ -144,6 +147,8 @@ def make_cases(servers: list[str], quick: bool) -> list[Case]:
                            "resnet.bin", "resnet"))
         cs.append(Case(s, "ResNet-18", "binary", "on", 8, hs_infer.format("resnet18_batch"),
                        "resnet.bin", "resnet"))
+        cs.append(Case(s, "MobileNet v2", "binary", "off", 8, hs_infer.format("mobilenet"),
+                       "mobilenet.bin", "mobilenet"))
     if "mms" in servers:
         for c in (1, 8, 32):
             cs.append(Case("mms", "MLP", "JSON", "off", c, "/predictions/mlp", "mlp.json", "mlp"))
@@ -152,6 +157,8 @@ def make_cases(servers: list[str], quick: bool) -> list[Case]:
         for c in (1, 8):
             cs.append(Case("mms", "ResNet-18", "raw f32", "off", c, "/predictions/resnet18",
                            "resnet.raw", "resnet"))
+        cs.append(Case("mms", "MobileNet v2", "raw f32", "off", 8, "/predictions/mobilenet",
+                       "mobilenet.raw", "mobilenet"))
     for s in ("echo1", "echo2"):
         if s in servers:
             for c in (1, 8, 32):
@@ -163,7 +170,7 @@ def make_cases(servers: list[str], quick: bool) -> list[Case]:
 
 
 def group(c: Case) -> tuple:
-    return (c.model != "MLP", c.conns)
+    return (c.model != "MLP", c.model, c.conns)
 
 
 def check_answer(srv: Server, case: Case, bodies: dict[str, Body],

@@ -33,6 +33,13 @@ HELP: dict[str, str] = {
     "blas_threads": "threads per BLAS call (default: cores / concurrent forwards; 0: the "
                     "library's own)",
     "intra_op_threads": "threads one forward's heavy ops may split over (1: off)",
+    "engine": "what runs requests: onnxruntime (NumPy where a region cannot lower or the "
+              "load-time check fails) or numpy",
+    "ort_providers": "ONNX Runtime execution providers, comma-separated (default: CUDA when "
+                     "onnxruntime reports it, then CPU)",
+    "ort_intra_op_threads": "threads per ONNX Runtime session (default: the intra-op threads, "
+                            "or cores / concurrent forwards when larger)",
+    "ort_spinning": "let ONNX Runtime's intra-op threads spin between tasks",
     "optimize_graphs": "serve the optimize_for twin of each graph when it matches the traced one",
     "gil_switch_interval_s": "CPython GIL switch interval while serving",
     "memory_budget": "memory the loaded model versions may hold together, e.g. 4GiB; a load "

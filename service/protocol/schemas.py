@@ -33,6 +33,8 @@ class ModelMetadata(BaseModel):
     platform: str
     inputs: list[TensorMetadata]
     outputs: list[TensorMetadata]
+    # the protocol's optional $parameters; here `engine` ("onnxruntime" | "numpy") and why
+    parameters: Optional[dict[str, Scalar]] = None
 
 
 class RequestInput(BaseModel):

@@ -1,5 +1,7 @@
 """The compiled forms a Runner serves: a block's cached op bound to its parameter values, and the
-`optimize_for` twin of a graph, adopted only when it reproduces the traced graph's outputs.
+`optimize_for` twins of a graph, adopted only when they reproduce the traced graph's outputs:
+the ONNX Runtime twin (`backend="onnxruntime"`: ONNX-expressible regions run by warm sessions,
+the rest on NumPy kernels) by default, else the NumPy twin (`backend="hybridserve"`).
 
 The twin is a second SymbolBlock over the same graph and the same Parameter objects, so the
 loaded block keeps its traced graph (export, parameter listing, op-hook inspection by original
@@ -16,11 +18,51 @@ import numpy as np
 
 from framework.gluon import SymbolBlock
 from framework.ndarray import ndarray
+from framework.onnx import require
+from framework.onnx.runtime import SessionConfig
 from framework.symbol import var
 
 log = logging.getLogger("hybridserve.runner")
 BACKEND = "hybridserve"
+ORT_BACKEND = "onnxruntime"
 RTOL, ATOL = 1e-4, 1e-5            # the optimised graph must stay this close to the traced one
+ORT_BOUND = 1e-4                    # ONNX Runtime twin: max|Δ| ≤ ORT_BOUND·max(1, max|ref|)
+ENGINES = ("onnxruntime", "numpy")
+SUBGRAPH_OP = "_sg_onnxruntime"
+
+
+@dataclass(frozen=True)
+class OrtOptions:
+    """How the server's ONNX Runtime sessions are made (framework/onnx/runtime.py
+    SessionConfig): providers None = CUDA when onnxruntime-gpu sees a GPU, then CPU."""
+    providers: tuple[str, ...] | None = None
+    intra_op_threads: int = 1
+    spinning: bool = False
+
+    def backend_opts(self) -> dict:
+        return {"providers": self.providers, "intra_op_threads": self.intra_op_threads,
+                "spinning": self.spinning}
+
+
+@dataclass(frozen=True)
+class Engine:
+    """What a Runner's requests run, and why: reported in model metadata (`parameters`), the
+    Triton config (`parameters`, string values) and the console."""
+    name: str = "numpy"                 # "onnxruntime" | "numpy"
+    graph: str = "traced"               # "partitioned" | "optimized" | "traced"
+    reason: str = ""                    # why not onnxruntime, when it was asked for
+    providers: tuple[str, ...] = ()
+    onnx_nodes: int = 0                 # op nodes of the graph inside onnxruntime regions
+    nodes: int = 0                      # op nodes of the traced graph
+
+    def parameters(self) -> dict[str, str | int]:
+        p: dict[str, str | int] = {"engine": self.name, "engine_graph": self.graph}
+        if self.name == "onnxruntime":
+            p.update({"execution_providers": ",".join(self.providers),
+                      "onnxruntime_nodes": self.onnx_nodes, "graph_nodes": self.nodes})
+        if self.reason:
+            p["engine_fallback_reason"] = self.reason
+        return p
 
 
 @dataclass(frozen=True)
@@ -103,3 +145,74 @@ def optimised_twin(block, data_names: list[str], checks: list[list[np.ndarray]],
                     "%g; serving the traced graph", what, RTOL, ATOL)
         return None
     return bound
+
+
+def within_bound(got: list, want: list, bound: float | None = None) -> str | None:
+    """None when `got` reproduces `want` (same count, shapes, dtypes; floats within
+    max|Δ| ≤ bound·max(1, max|want|) per output, NaN where NaN; others equal), else what differs."""
+    if len(got) != len(want):
+        return f"{len(got)} outputs instead of {len(want)}"
+    for k, (g, w) in enumerate(zip(got, want)):
+        g, w = np.asarray(g), np.asarray(w)
+        if g.shape != w.shape or g.dtype != w.dtype:
+            return f"output {k} is {g.dtype}{list(g.shape)}, not {w.dtype}{list(w.shape)}"
+        if w.dtype.kind not in "fc":
+            if not np.array_equal(g, w):
+                return f"output {k} differs"
+            continue
+        if not np.array_equal(np.isnan(g), np.isnan(w)):
+            return f"output {k} has NaN in other places"
+        fin = ~np.isnan(w)
+        if not fin.any():
+            continue
+        diff = float(np.max(np.abs(g[fin].astype(np.float64) - w[fin])))
+        limit = (ORT_BOUND if bound is None else bound) * max(1.0, float(np.max(np.abs(w[fin]))))
+        if not diff <= limit:
+            return f"output {k}: max|Δ| {diff:.3g} over the bound {limit:.3g}"
+    return None
+
+
+def _op_nodes(sym) -> int:
+    return sum(not n.is_var for n in sym.topo())
+
+
+def ort_twin(block, data_names: list[str], checks: list[list[np.ndarray]],
+             expected: list[list[np.ndarray]], what: str, opts: OrtOptions
+             ) -> tuple[BoundOp | None, Engine | str]:
+    """`block`'s graph through `optimize_for(backend="onnxruntime")` and its Engine, if at
+    least one region lowers and its outputs on every input of `checks` stay within the bound
+    of `expected`; otherwise `(None, why not)`, logged."""
+    try:
+        syms = [var(n).as_np_ndarray() for n in data_names]
+        twin = SymbolBlock(block(*syms), syms, params=block.collect_params())
+        twin.optimize_for(*[ndarray(a) for a in checks[0]], backend=ORT_BACKEND,
+                          static_alloc=True, static_shape=True, **opts.backend_opts())
+        bound = BoundOp.of(twin)
+        regions = [n for n in bound.op.symbol.topo() if n.opname == SUBGRAPH_OP]
+        if not regions:
+            return _refuse(what, "no node of the graph lowers to ONNX")
+        got = [bound(arrays) for arrays in checks]
+    except Exception as e:  # noqa: BLE001 - missing package, lowering or session failure
+        return _refuse(what, f"{type(e).__name__}: {e}"[:500])
+    for g, e in zip(got, expected):
+        why = within_bound(g, e)
+        if why is not None:
+            return _refuse(what, f"outputs differ from the NumPy reference: {why}")
+    inside = sum(_op_nodes(n.subgraphs[0]) for n in regions)
+    return bound, Engine("onnxruntime", "partitioned", "", _providers(opts), inside,
+                         _op_nodes(block_symbol(block)))
+
+
+def block_symbol(block):
+    """The traced graph of a hybridized block that has run."""
+    return block.compiled()[0].symbol
+
+
+def _providers(opts: OrtOptions) -> tuple[str, ...]:
+    ort = require("onnxruntime", "the onnxruntime engine")    # present: it just ran
+    return tuple(SessionConfig(opts.providers).provider_list(ort))
+
+
+def _refuse(what: str, reason: str) -> tuple[None, str]:
+    log.warning("onnxruntime engine unavailable for %s, serving NumPy: %s", what, reason)
+    return None, reason

@@ -25,6 +25,7 @@ from .batching import Batcher
 from .metrics import Metrics
 from .runner import Runner
 from .stats import ModelStats
+from .threads import ort_options
 
 log = logging.getLogger("hybridserve.registry")
 
@@ -60,7 +61,7 @@ def load_limits(s: Settings) -> dict:
                 max_tensor_elements=s.max_tensor_elements,
                 max_activation_bytes=s.max_activation_bytes,
                 default_max_batch_size=s.default_max_batch_size, optimize=s.optimize_graphs,
-                buffer_sets=max(1, s.inference_threads))
+                buffer_sets=max(1, s.inference_threads), engine=s.engine, ort=ort_options(s))
 
 
 class Registry:

@@ -2,9 +2,11 @@
 
 Loading does everything that depends only on the model (parse, params, compile, optimise, warm at
 the declared shapes), so a request only validates its arrays and calls the cached op with NumPy
-arrays directly (no ndarray wrapping, no block dispatch). Requests run the `optimize_for` twin of
-the graph when it reproduces the traced graph (compiled.py); op-hook inspection always runs the
-traced graph, so it reports the model's own nodes.
+arrays directly (no ndarray wrapping, no block dispatch). Requests run, by default, the ONNX
+Runtime twin of the graph when it reproduces the traced NumPy graph on the warm-up inputs, else
+the NumPy `optimize_for` twin when that does, else the traced graph (compiled.py; `engine` says
+which and why). Op-hook inspection always runs the traced NumPy graph, so it reports the model's
+own nodes with their real tensors.
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ from ..limits import check_activations, check_json_depth
 from ..protocol.codec import InferInput
 from ..repository.config import ModelConfig
 from ..repository.store import ModelFiles
-from .compiled import BoundOp, optimised_twin, verification_inputs
+from .compiled import BoundOp, Engine, OrtOptions, optimised_twin, ort_twin, verification_inputs
 from .signature import (IOSpec, concrete, default_input, infer_outputs, looks_like_param,
                         output_names)
 from .summary import graph_table
@@ -96,7 +98,12 @@ class Runner:
         self.flops_per_item: int | None = None
         self.warm = False
         self.load_seconds = 0.0
-        self.optimised = False              # requests run the optimize_for twin
+        self.optimised = False              # requests run the NumPy optimize_for twin
+        self.engine = Engine()              # what requests run, and why
+        # the non-batch input dims the onnxruntime twin was built for, where requests may bring
+        # others (free dims beyond the batch; an inferred FullyConnected input takes any shape
+        # with its row size): those requests run the traced NumPy graph
+        self._fixed: tuple[tuple[int, ...], ...] | None = None
         self._served: BoundOp | None = None  # what requests run, once built
         self._plain: BoundOp | None = None   # the traced graph (inspection, reference)
         self._built = False
@@ -111,11 +118,14 @@ class Runner:
              default_max_batch_size: int = 0, max_symbol_bytes: int = 64 << 20,
              max_json_depth: int = 64, max_tensor_elements: int = 64 << 20,
              max_activation_bytes: int = 4 << 30, optimize: bool = True, buffer_sets: int = 1,
-             progress: Callable[[str], None] | None = None) -> "Runner":
+             progress: Callable[[str], None] | None = None, engine: str = "onnxruntime",
+             ort: OrtOptions | None = None) -> "Runner":
         """Parse, check, compile, optimise and warm one model version (BadRequest if it is
-        unfit). `optimize`: serve the optimize_for twin when it matches the traced graph;
-        `buffer_sets`: static buffer sets warmed per shape (= forwards that may run at once, so
-        no request thread compiles); `progress` (optional) is told each stage, for long loads."""
+        unfit). `engine` "onnxruntime": serve the ONNX Runtime twin (sessions made per `ort`)
+        when it reproduces the traced graph; otherwise, or with "numpy", `optimize`: serve the
+        NumPy optimize_for twin when it matches the traced graph; `buffer_sets`: static buffer
+        sets warmed per shape (= forwards that may run at once, so no request thread
+        compiles); `progress` (optional) is told each stage, for long loads."""
         say = progress or (lambda _msg: None)
         t0 = time.perf_counter()
         sym, params = _read_files(files, max_nodes, max_params_bytes, max_symbol_bytes,
@@ -144,7 +154,7 @@ class Runner:
         r = cls(name, version, block, sym, inputs, outputs, effective)
         r.transforms = Transforms.build(name, effective, inputs, files)
         r._warm_up(explicit=bool(cfg.inputs), optimize=optimize, buffer_sets=buffer_sets,
-                   progress=say)
+                   progress=say, engine=engine, ort=ort or OrtOptions())
         r.flops_per_item = r._estimate_flops()
         r.load_seconds = time.perf_counter() - t0
         return r
@@ -216,17 +226,22 @@ class Runner:
         return list(dict.fromkeys(sizes))
 
     def _warm_up(self, explicit: bool, optimize: bool = True, buffer_sets: int = 1,
-                 progress: Callable[[str], None] = lambda _m: None) -> None:
+                 progress: Callable[[str], None] = lambda _m: None, engine: str = "numpy",
+                 ort: OrtOptions = OrtOptions()) -> None:
         if any(s.shape is None for s in self.inputs):
             progress("compiling (input shapes unknown: no warm-up)")
-            self._build_blind()
+            self._blind_engine(engine)
             return
         sizes = self._warm_sizes(self.config)
+        checks = [verification_inputs([(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
+                  for b in sizes]
         try:
-            self.run(self._zeros(sizes[0]))         # builds the traced graph's cached op
-            if optimize and self._plain is not None:
+            # builds the traced graph's cached op; on the first check input, so that its
+            # outputs are the reference the twins are checked against (one forward less)
+            first = [np.array(o) for o in self.run(checks[0])]
+            if (optimize or engine == "onnxruntime") and self._plain is not None:
                 progress("optimising the graph")
-                self._optimise(sizes)
+                self._optimise(checks, first, optimize, engine, ort)
             for k, b in enumerate(sizes):
                 progress(f"warming shape {k + 1}/{len(sizes)} (batch {b})")
                 arrays = self._zeros(b)
@@ -239,30 +254,63 @@ class Runner:
                 raise BadRequest(f"model does not run at its declared input shapes: {e}"[:2000]) from None
             log.info("warm-up of %s/%s at inferred shapes skipped (first request compiles): %s",
                      self.name, self.version, e)
-            self._build_blind()
+            self._blind_engine(engine)
 
     def _zeros(self, batch: int) -> list[np.ndarray]:
         return [np.zeros(concrete(s.shape, batch, 1), s.dtype) for s in self.inputs]
 
-    def _optimise(self, sizes: list[int]) -> None:
-        """Serve the optimize_for twin if it reproduces the traced graph on non-trivial inputs
-        at every warm-up batch size."""
-        checks = [verification_inputs([(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
-                  for b in sizes]
+    def _optimise(self, checks: list[list[np.ndarray]], first: list[np.ndarray], optimize: bool,
+                  engine: str, ort: OrtOptions) -> None:
+        """Serve the ONNX Runtime twin (engine "onnxruntime"), else the NumPy optimize_for
+        twin (`optimize`), whichever first reproduces the traced graph on `checks` (non-trivial
+        inputs at every warm-up batch size; `first`: the traced graph's outputs on the first);
+        the traced graph otherwise. `self.engine` says which, and why."""
+        what = f"{self.name}/{self.version}"
         try:
-            expected = [self._plain(arrays) for arrays in checks]
+            expected = [first] + [self._plain(arrays) for arrays in checks[1:]]
         except Exception as e:  # noqa: BLE001 - no reference on this input: keep the traced graph
-            log.info("%s/%s: no optimisation (the traced graph fails on the check input: %r)",
-                     self.name, self.version, e)
+            log.info("%s: no optimisation (the traced graph fails on the check input: %r)", what, e)
+            self.engine = Engine(reason=self._asked(engine, "the NumPy graph fails on the "
+                                                    f"check input: {e!r}"[:500]))
             return
-        twin = optimised_twin(self.block, [s.name for s in self.inputs], checks, expected,
-                              f"{self.name}/{self.version}")
+        names = [s.name for s in self.inputs]
+        reason = ""
+        if engine == "onnxruntime":
+            twin, got = ort_twin(self.block, names, checks, expected, what, ort)
+            if twin is not None:
+                self._adopt(twin, got)
+                return
+            reason = got
+        twin = optimised_twin(self.block, names, checks, expected, what) if optimize else None
+        self.engine = Engine("numpy", "optimized" if twin is not None else "traced", reason)
+        log.info("%s serves on NumPy (%s graph)%s", what, self.engine.graph,
+                 f"; onnxruntime not used: {reason}" if reason else "")
         if twin is not None:
-            self._served, self.optimised = twin, True
-            # the traced op now only runs hooked (inspection), which plans no buffers
-            clear = getattr(self._plain.op, "clear_buffers", None)
-            if clear is not None:
-                clear()
+            self.optimised = True
+            self._adopt(twin, self.engine)
+
+    def _adopt(self, twin: BoundOp, engine: Engine) -> None:
+        self._served, self.engine = twin, engine
+        if engine.name == "onnxruntime" and any(s.flatten_units or -1 in s.shape[1:]
+                                                for s in self.inputs):
+            self._fixed = tuple(concrete(s.shape, 1, 1)[1:] for s in self.inputs)
+        if engine.name == "onnxruntime":
+            log.info("%s/%s serves on onnxruntime (%s; %d of %d nodes in its regions)",
+                     self.name, self.version, ",".join(engine.providers), engine.onnx_nodes,
+                     engine.nodes)
+        # the traced op now only runs hooked (inspection), which plans no buffers
+        clear = getattr(self._plain.op, "clear_buffers", None)
+        if clear is not None:
+            clear()
+
+    @staticmethod
+    def _asked(engine: str, reason: str) -> str:
+        return reason if engine == "onnxruntime" else ""
+
+    def _blind_engine(self, engine: str) -> None:
+        self.engine = Engine(reason=self._asked(engine, "no warm-up (input shapes unknown at "
+                                                "load): nothing to build and check it on"))
+        self._build_blind()
 
     def _build_blind(self) -> None:
         """No shapes to warm with: still compile the plan so broken graphs fail at load."""
@@ -327,6 +375,8 @@ class Runner:
         op = self._served
         if op is None:
             return self._run_block(arrays)
+        if self._fixed is not None and any(a.shape[1:] != f for a, f in zip(arrays, self._fixed)):
+            return self._plain(arrays)
         return op(arrays)
 
     def _run_block(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
@@ -377,7 +427,15 @@ class Runner:
     def metadata(self, versions: list[str]) -> dict:
         return {"name": self.name, "versions": versions, "platform": self.config.platform,
                 "inputs": [s.public() for s in self.inputs],
-                "outputs": [s.public() for s in self.outputs]}
+                "outputs": [s.public() for s in self.outputs],
+                "parameters": self.engine.parameters()}
+
+    def triton_config(self) -> dict:
+        """Triton's model-config JSON, with the engine in `parameters` (Triton's string form)."""
+        doc = self.config.to_triton()
+        doc["parameters"] = {k: {"string_value": str(v)}
+                             for k, v in self.engine.parameters().items()}
+        return doc
 
     def summary(self, batch: int = 1) -> dict:
         if batch in self._summaries:

@@ -21,6 +21,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 from framework.ops import _parallel
 
 from ..settings import Settings
+from .compiled import OrtOptions
 
 log = logging.getLogger("hybridserve.threads")
 
@@ -36,14 +37,25 @@ def available_cores() -> int:
 class ThreadPolicy:
     blas: int | None          # BLAS threads per call; None = the library's own default
     intra_op: int             # threads one op may split over (1 = off)
+    ort_intra_op: int = 1     # intra-op threads of each ONNX Runtime session
 
 
 def resolve(s: Settings, cores: int | None = None) -> ThreadPolicy:
     cores = cores or available_cores()
     intra = max(1, s.intra_op_threads)
-    share = max(1, cores // (max(1, s.workers) * max(1, s.inference_threads) * intra))
+    forwards = max(1, s.workers) * max(1, s.inference_threads)
+    share = max(1, cores // (forwards * intra))
     blas = share if s.blas_threads is None else (s.blas_threads or None)
-    return ThreadPolicy(blas, intra)
+    # a session's pool is shared by every inference thread that runs it: sized like a
+    # forward's share of the cores, or wider when the user asked for intra-op splitting
+    ort = s.ort_intra_op_threads or max(intra, cores // forwards, 1)
+    return ThreadPolicy(blas, intra, max(1, ort))
+
+
+def ort_options(s: Settings, cores: int | None = None) -> OrtOptions:
+    """The ONNX Runtime sessions' options under the settings and the thread policy."""
+    providers = tuple(p.strip() for p in s.ort_providers.split(",") if p.strip())
+    return OrtOptions(providers or None, resolve(s, cores).ort_intra_op, s.ort_spinning)
 
 
 class AppliedPolicy:
@@ -76,7 +88,8 @@ class AppliedPolicy:
 
 def apply(s: Settings) -> AppliedPolicy:
     p = resolve(s)
-    log.info("kernel threads: BLAS %s, intra-op %d (cores %d, workers %d, inference threads %d)",
-             p.blas if p.blas is not None else "library default", p.intra_op, available_cores(),
-             s.workers, s.inference_threads)
+    log.info("kernel threads: BLAS %s, intra-op %d, onnxruntime intra-op %d per session (cores "
+             "%d, workers %d, inference threads %d)",
+             p.blas if p.blas is not None else "library default", p.intra_op, p.ort_intra_op,
+             available_cores(), s.workers, s.inference_threads)
     return AppliedPolicy(p)

@@ -28,7 +28,7 @@ async def model_metadata(request: Request, name: str, version: str | None = None
 
 async def model_config(request: Request, name: str, version: str | None = None):
     mv = core_of(request).registry.get(name, version)
-    return json_response(mv.runner.config.to_triton())
+    return json_response(mv.runner.triton_config())
 
 
 versioned(router, "", model_metadata, ["GET"], response_model=ModelMetadata, responses=ERRORS)

@@ -80,6 +80,7 @@ async def _version_doc(mv) -> dict:
     doc.update({
         "load_seconds": r.load_seconds, "warm": r.warm, "platform": cfg.platform,
         "memory_bytes": mv.memory,
+        "engine": r.engine.parameters(),
         "inputs": [s.public() for s in r.inputs], "outputs": [s.public() for s in r.outputs],
         "max_batch_size": r.max_batch_size,
         "dynamic_batching": None if db is None else {

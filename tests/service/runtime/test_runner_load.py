@@ -10,6 +10,7 @@ import io
 import os
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -42,9 +43,10 @@ def big(tmp_path_factory) -> ModelFiles:
 def _opens(monkeypatch) -> list[str]:
     seen: list[str] = []
     real = io.open
+    me = threading.get_ident()    # a session server's store poller opens files meanwhile
 
     def counting(file, *args, **kw):
-        if isinstance(file, (str, os.PathLike)):
+        if isinstance(file, (str, os.PathLike)) and threading.get_ident() == me:
             seen.append(os.path.basename(os.fspath(file)))
         return real(file, *args, **kw)
     monkeypatch.setattr(io, "open", counting)
@@ -56,7 +58,9 @@ def test_each_file_is_read_once(big, monkeypatch):
     opened = _opens(monkeypatch)
     r = Runner.load("big", "1", big, None)
     monkeypatch.undo()
-    assert sorted(opened) == ["big-0000.params", "big-symbol.json"]
+    # (a first onnxruntime lowering also imports onnx, which reads package metadata)
+    assert sorted(n for n in opened if n.startswith("big")) == ["big-0000.params",
+                                                                "big-symbol.json"]
     x = np.random.default_rng(0).standard_normal((2, 2048)).astype(np.float32)
     ref = Runner.load("big", "1", big, None, optimize=False)
     np.testing.assert_allclose(r.run([x])[0], ref.run([x])[0], rtol=1e-4, atol=1e-5)

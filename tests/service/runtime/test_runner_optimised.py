@@ -1,6 +1,7 @@
-"""Runner.load serves the `optimize_for(backend="hybridserve")` twin of the graph when it matches
-the traced graph (and only then), inspection keeps reporting the traced graph's own nodes, and
-buffer sets are warmed for every inference thread."""
+"""With the NumPy engine, Runner.load serves the `optimize_for(backend="hybridserve")` twin of the
+graph when it matches the traced graph (and only then), inspection keeps reporting the traced
+graph's own nodes, and buffer sets are warmed for every inference thread (the onnxruntime engine:
+test_runner_engine.py)."""
 from __future__ import annotations
 
 import logging
@@ -8,28 +9,18 @@ import logging
 import numpy as np
 import pytest
 
-from fixture_util import FIXTURES
+import mini_resnet
 from service.runtime import compiled
-from service.repository.config import DynamicBatching, ModelConfig, TensorSpec
+from service.repository.config import DynamicBatching
 from service.runtime.runner import Runner
-from service.repository.store import ModelFiles
 from service.runtime.registry import load_limits
 from service.settings import Settings
 
-MX1 = FIXTURES / "mxnet-1.9.1"
-NAME = "mini_resnet_v1"                          # Convolution + BatchNorm + residual adds
+_io = mini_resnet.io
 
 
 def _load(batching: DynamicBatching | None = None, **kw) -> Runner:
-    cfg = ModelConfig(inputs=[TensorSpec(name="data", shape=[-1, 3, 16, 16])],
-                      max_batch_size=4, dynamic_batching=batching)
-    files = ModelFiles(MX1 / f"{NAME}-symbol.json", MX1 / f"{NAME}-0000.params")
-    return Runner.load(NAME, "1", files, cfg, **kw)
-
-
-def _io():
-    io = np.load(MX1 / f"{NAME}-io.npz")
-    return io["data"].astype(np.float32), io["output"]
+    return mini_resnet.load(batching, **{"engine": "numpy", **kw})
 
 
 def _traced(r: Runner, x: np.ndarray) -> list[np.ndarray]:
@@ -112,6 +103,7 @@ def test_every_warm_batch_size_is_served_optimised_and_warmed():
 
 
 def test_registry_loads_with_the_settings_policy():
-    kw = load_limits(Settings(inference_threads=3, optimize_graphs=False))
-    assert kw["buffer_sets"] == 3 and kw["optimize"] is False
-    assert load_limits(Settings(inference_threads=2))["optimize"] is True
+    kw = load_limits(Settings(inference_threads=3, optimize_graphs=False, engine="numpy"))
+    assert kw["buffer_sets"] == 3 and kw["optimize"] is False and kw["engine"] == "numpy"
+    kw = load_limits(Settings(inference_threads=2))
+    assert kw["optimize"] is True and kw["engine"] == "onnxruntime"

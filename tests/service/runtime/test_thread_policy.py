@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from service.settings import Settings
-from service.runtime.threads import ThreadPolicy, resolve
+from service.runtime.compiled import OrtOptions
+from service.runtime.threads import ThreadPolicy, ort_options, resolve
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -21,22 +22,38 @@ ROOT = Path(__file__).resolve().parents[3]
     (2, 1, 2, 1), (2, 2, 2, 1), (2, 1, 1, 2), (8, 1, 2, 4), (8, 2, 2, 2), (16, 3, 2, 2)])
 def test_default_blas_threads_share_the_cores(cores, workers, threads, want):
     s = Settings(workers=workers, inference_threads=threads)
-    assert resolve(s, cores) == ThreadPolicy(blas=want, intra_op=1)
+    p = resolve(s, cores)
+    assert (p.blas, p.intra_op) == (want, 1)
+    # an onnxruntime session (shared by the inference threads) gets a forward's core share
+    assert p.ort_intra_op == max(1, cores // (workers * threads))
+
+
+def test_onnxruntime_session_threads():
+    assert resolve(Settings(inference_threads=1), 2).ort_intra_op == 2      # lone forward
+    assert resolve(Settings(intra_op_threads=2, inference_threads=2), 2).ort_intra_op == 2
+    assert resolve(Settings(ort_intra_op_threads=3, inference_threads=2), 2).ort_intra_op == 3
+    o = ort_options(Settings(ort_providers="CUDAExecutionProvider, CPUExecutionProvider",
+                             inference_threads=2), 4)
+    assert o == OrtOptions(("CUDAExecutionProvider", "CPUExecutionProvider"), 2, False)
+    assert ort_options(Settings(), 2).providers is None       # detect (CUDA if present)
 
 
 def test_explicit_settings_win():
     assert resolve(Settings(blas_threads=3, inference_threads=2), 2).blas == 3
     assert resolve(Settings(blas_threads=0), 2).blas is None          # library default
-    assert resolve(Settings(intra_op_threads=2, inference_threads=1), 2) == ThreadPolicy(1, 2)
-    assert resolve(Settings(intra_op_threads=2, inference_threads=1), 8) == ThreadPolicy(4, 2)
+    assert resolve(Settings(intra_op_threads=2, inference_threads=1), 2) == ThreadPolicy(1, 2, 2)
+    assert resolve(Settings(intra_op_threads=2, inference_threads=1), 8) == ThreadPolicy(4, 2, 8)
 
 
 def test_environment_variables(monkeypatch):
     monkeypatch.setenv("HYBRIDSERVE_BLAS_THREADS", "2")
     monkeypatch.setenv("HYBRIDSERVE_INTRA_OP_THREADS", "2")
     monkeypatch.setenv("HYBRIDSERVE_OPTIMIZE_GRAPHS", "false")
+    monkeypatch.setenv("HYBRIDSERVE_ENGINE", "numpy")
+    monkeypatch.setenv("HYBRIDSERVE_ORT_INTRA_OP_THREADS", "3")
     s = Settings()
     assert (s.blas_threads, s.intra_op_threads, s.optimize_graphs) == (2, 2, False)
+    assert (s.engine, s.ort_intra_op_threads) == ("numpy", 3)
 
 
 _SERVER_START_STOP = r"""

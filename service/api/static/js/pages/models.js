@@ -29,6 +29,18 @@ function reasonBox(reason) {
   return h("details.reason", null, h("summary", null, reason.slice(0, 120) + "…"), h("div", null, reason));
 }
 
+/** Which engine serves the version (onnxruntime or NumPy) and, after a fallback, why. */
+function engineNote(v) {
+  const e = v.engine;
+  if (!e || v.state !== "READY") return null;
+  const text = e.engine === "onnxruntime"
+    ? `onnxruntime · ${e.onnxruntime_nodes}/${e.graph_nodes} nodes · ${String(e.execution_providers || "").replace(/ExecutionProvider/g, "")}`
+    : `NumPy · ${e.engine_graph} graph`;
+  return h("div.engine.muted.small", { "data-engine": e.engine },
+    h("span", { title: "engine: what runs this version's requests" }, text),
+    e.engine_fallback_reason ? reasonBox("onnxruntime not used: " + e.engine_fallback_reason) : null);
+}
+
 function statsCells(st, prev, dt) {
   if (!st) return { requests: "—", rate: "—", latency: "—", compute: "—", last: "—" };
   const is = st.inference_stats;
@@ -92,7 +104,7 @@ export async function render(main, ctx) {
           compute: h("td.num"), last: h("td"),
         };
         cells.state.append(h("div.state-cell", null, stateBadge(v),
-          v.reason && v.state !== "READY" ? reasonBox(v.reason) : null));
+          v.reason && v.state !== "READY" ? reasonBox(v.reason) : null, engineNote(v)));
         const ready = v.state === "READY";
         const links = ready ? h("nav.row-links", { "aria-label": `${m.name} version ${v.version}` },
           [["graph", "Graph"], ["summary", "Summary"], ["try", "Try it"], ["inspect", "Inspect"]].map(([p, t]) =>
