@@ -28,7 +28,6 @@ ORT_BACKEND = "onnxruntime"
 RTOL, ATOL = 1e-4, 1e-5            # the optimised graph must stay this close to the traced one
 ORT_BOUND = 1e-4                    # ONNX Runtime twin: max|Δ| ≤ ORT_BOUND·max(1, max|ref|)
 ENGINES = ("onnxruntime", "numpy")
-SUBGRAPH_OP = "_sg_onnxruntime"
 
 
 @dataclass(frozen=True)
@@ -188,7 +187,7 @@ def ort_twin(block, data_names: list[str], checks: list[list[np.ndarray]],
         twin.optimize_for(*[ndarray(a) for a in checks[0]], backend=ORT_BACKEND,
                           static_alloc=True, static_shape=True, **opts.backend_opts())
         bound = BoundOp.of(twin)
-        regions = [n for n in bound.op.symbol.topo() if n.opname == SUBGRAPH_OP]
+        regions = [n for n in bound.op.symbol.topo() if n.op is not None and n.op.runs_subgraph]
         if not regions:
             return _refuse(what, "no node of the graph lowers to ONNX")
         got = [bound(arrays) for arrays in checks]

@@ -75,8 +75,9 @@ def test_a_load_over_the_budget_is_refused_and_the_server_keeps_serving(tmp_path
         assert not (info.store / "big").exists()                  # the store is unchanged
         assert c.post("/v2/models/mlp/infer", json=infer_json("mlp", x)).status_code == 200
         assert reg.memory_held() == held
-        # within the budget it loads; the figures are in the metrics and the console
-        reg.budget = held + 4 * size
+        # within the budget it loads (served by ONNX Runtime it also holds the session's own
+        # re-laid copy of the weights); the figures are in the metrics and the console
+        reg.budget = held + 16 * size
         assert c.post("/v2/repository/models/big/upload", files=big).status_code == 201
         text = c.get("/metrics").text
         big_bytes = _metric(text, "hybridserve_model_memory_bytes",

@@ -18,6 +18,8 @@ from service.repository.config import DynamicBatching
 from service.runtime import compiled
 from service.runtime.runner import Runner
 
+SUBGRAPH_OP = "_sg_onnxruntime"     # the op of an ONNX Runtime region (framework/ops/subgraph.py)
+
 pytest.importorskip("onnxruntime")
 _io = mini_resnet.io
 
@@ -46,7 +48,7 @@ def test_served_by_onnxruntime_by_default_and_answers_as_numpy():
     assert meta["engine"] == "onnxruntime" and "engine_fallback_reason" not in meta
     assert meta["onnxruntime_nodes"] == meta["graph_nodes"] > 30
     assert "CPUExecutionProvider" in meta["execution_providers"]
-    assert set(_served_ops(r)) == {compiled.SUBGRAPH_OP}
+    assert set(_served_ops(r)) == {SUBGRAPH_OP}
     assert r.triton_config()["parameters"]["engine"] == {"string_value": "onnxruntime"}
     y = r.run([x])[0]
     _within_bound(y, _reference(r, x))
@@ -57,7 +59,7 @@ def test_an_op_that_does_not_lower_stays_on_numpy_between_regions(monkeypatch):
     monkeypatch.setattr(partition, "lowerable", lambda n: n.opname != "Pooling")
     r = _load()
     ops = _served_ops(r)
-    assert "Pooling" in ops and ops.count(compiled.SUBGRAPH_OP) >= 2
+    assert "Pooling" in ops and ops.count(SUBGRAPH_OP) >= 2
     meta = r.metadata(["1"])["parameters"]
     assert meta["engine"] == "onnxruntime"
     assert 0 < meta["onnxruntime_nodes"] < meta["graph_nodes"]
@@ -90,7 +92,7 @@ def test_a_failing_check_falls_back_and_says_so(monkeypatch, caplog):
     assert r.engine.name == "numpy" and "differ from the NumPy reference" in reason
     assert "max|Δ|" in reason and reason in caplog.text
     assert r.triton_config()["parameters"]["engine"] == {"string_value": "numpy"}
-    assert compiled.SUBGRAPH_OP not in _served_ops(r)
+    assert SUBGRAPH_OP not in _served_ops(r)
     x, mxnet_out = _io()
     _within_bound(r.run([x])[0], mxnet_out)
 
@@ -106,7 +108,7 @@ def test_a_failing_check_without_the_numpy_twin_serves_the_traced_graph(monkeypa
 def test_engine_numpy_does_not_use_onnxruntime():
     r = _load(engine="numpy")
     assert r.metadata(["1"])["parameters"] == {"engine": "numpy", "engine_graph": "optimized"}
-    assert compiled.SUBGRAPH_OP not in _served_ops(r)
+    assert SUBGRAPH_OP not in _served_ops(r)
 
 
 def test_without_onnxruntime_the_model_is_served_by_numpy(monkeypatch):
