@@ -27,7 +27,7 @@ class ImagePreprocess(BaseModel):
     resize: Literal["shorter", "exact"] = "shorter"
     shorter_side: Optional[int] = Field(default=None, ge=1, le=16384)   # default: max(size)
     size: Optional[list[int]] = None          # [height, width]; default: the input's shape
-    resample: Literal["nearest", "bilinear", "bicubic"] = "bilinear"
+    resample: Literal["nearest", "bilinear", "bicubic", "area"] = "bilinear"
     scale: float = 1.0 / 255.0
     mean: list[float] = Field(default_factory=list, max_length=3)
     std: list[float] = Field(default_factory=list, max_length=3)

@@ -19,7 +19,9 @@ from .signature import IOSpec
 
 FORMATS = ("JPEG", "PNG", "WEBP", "BMP")
 _RESAMPLE = {"nearest": Image.Resampling.NEAREST, "bilinear": Image.Resampling.BILINEAR,
-             "bicubic": Image.Resampling.BICUBIC}
+             "bicubic": Image.Resampling.BICUBIC,
+             # pixel-area averaging, as OpenCV's INTER_AREA when shrinking (MMS's resize)
+             "area": Image.Resampling.BOX}
 # our own limit is checked first; Pillow's (a warning, an error at twice the value) must
 # never be the one that speaks
 Image.MAX_IMAGE_PIXELS = None

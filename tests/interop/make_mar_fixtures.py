@@ -1,0 +1,119 @@
+"""Make the `.mar` fixtures of tests/fixtures/mar/ with the real `model-archiver` 1.0.x and
+record MMS's answers for them (its own preprocessing code + an MXNet 1.9.1 Module forward).
+
+Run in the MMS venv (`bash bench/server/setup_mms.sh`; MXNet 1.9.1 + multi-model-server 1.1.11
++ model-archiver):  <mms-venv>/bin/python tests/interop/make_mar_fixtures.py
+
+Archives (tiny random-weight models, seeded):
+  mlp.mar     an MLP (16 → 32 → 4, softmax), signature.json, MMS's tensor handler
+  vision.mar  a small conv classifier on 3×8×8 images, signature.json, synset.txt, the stock
+              `mxnet_vision_service:handle` handler
+  custom.mar  the MLP with a custom handler module (hybridserve must ignore it)
+reference.npz  per archive: the inputs and MMS's outputs; vision: `image.png` (32×32 RGB) and
+               the class scores MMS's vision service computes for it.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import mxnet as mx
+import numpy as np
+from mms.utils.mxnet import image as mms_image
+from PIL import Image
+
+OUT = Path(__file__).resolve().parents[1] / "fixtures" / "mar"
+ARCHIVER = Path(sys.executable).parent / "model-archiver"
+# what a custom handler looks like; hybridserve never runs it
+CUSTOM_HANDLER = '''"""A custom MMS service (fixture): doubles the input before the model."""
+raise RuntimeError("hybridserve must never import or run MMS handler code")
+'''
+# stand-in modules named as MMS's model-service template names them
+VISION_HANDLER = '"""MMS template vision service stand-in (fixture; never run by hybridserve)."""\n'
+TENSOR_HANDLER = '"""MMS template model service stand-in (fixture; never run by hybridserve)."""\n'
+
+
+def mlp() -> mx.sym.Symbol:
+    x = mx.sym.var("data")
+    h = mx.sym.Activation(mx.sym.FullyConnected(x, num_hidden=32, name="fc1"), act_type="relu")
+    return mx.sym.softmax(mx.sym.FullyConnected(h, num_hidden=4, name="fc2"), name="prob")
+
+
+def convnet() -> mx.sym.Symbol:
+    x = mx.sym.var("data")
+    x = mx.sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=4, name="conv1")
+    x = mx.sym.Pooling(mx.sym.relu(x), kernel=(2, 2), stride=(2, 2), pool_type="avg")
+    x = mx.sym.FullyConnected(mx.sym.flatten(x), num_hidden=5, name="fc")
+    return mx.sym.softmax(x * 0.01, name="prob")        # inputs are 0..255: keep scores spread
+
+
+def module(sym: mx.sym.Symbol, shape: tuple, seed: int) -> mx.mod.Module:
+    mx.random.seed(seed)
+    mod = mx.mod.Module(sym, data_names=["data"], label_names=None)
+    mod.bind(data_shapes=[("data", shape)], for_training=False)
+    mod.init_params(mx.init.Normal(0.5))
+    return mod
+
+
+def forward(mod: mx.mod.Module, x: np.ndarray) -> np.ndarray:
+    mod.forward(mx.io.DataBatch([mx.nd.array(x)]), is_train=False)
+    return mod.get_outputs()[0].asnumpy()
+
+
+def archive(name: str, mod: mx.mod.Module, sig: dict, handler: tuple[str, str],
+            extra: dict[str, str], work: Path) -> None:
+    d = work / name
+    d.mkdir()
+    mod.save_checkpoint(str(d / name), 0)
+    (d / "signature.json").write_text(json.dumps(sig))
+    (d / handler[0]).write_text(handler[1])
+    for fname, text in extra.items():
+        (d / fname).write_text(text)
+    entry = handler[0][:-3] + ":handle"
+    subprocess.run([str(ARCHIVER), "--model-name", name, "--model-path", str(d),
+                    "--handler", entry, "--export-path", str(OUT), "-f"], check=True)
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(21)
+    ref: dict[str, np.ndarray] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        sig = {"inputs": [{"data_name": "data", "data_shape": [0, 16]}],
+               "input_type": "application/json",
+               "outputs": [{"data_name": "prob", "data_shape": [0, 4]}],
+               "output_type": "application/json"}
+        m = module(mlp(), (3, 16), seed=1)
+        x = rng.standard_normal((3, 16)).astype(np.float32)
+        ref["mlp_input"], ref["mlp_output"] = x, forward(m, x)
+        archive("mlp", m, sig, ("mxnet_model_service.py", TENSOR_HANDLER), {}, work)
+        archive("custom", m, sig, ("my_service.py", CUSTOM_HANDLER), {}, work)
+
+        vsig = {"inputs": [{"data_name": "data", "data_shape": [0, 3, 8, 8]}],
+                "input_type": "image/jpeg",
+                "outputs": [{"data_name": "softmax", "data_shape": [0, 5]}],
+                "output_type": "application/json"}
+        v = module(convnet(), (1, 3, 8, 8), seed=2)
+        # 32×32 → 8×8: an integral shrink, where OpenCV's INTER_AREA is a plain 4×4 mean
+        img = (rng.random((8, 8, 3)) * 255).astype(np.uint8).repeat(4, 0).repeat(4, 1)
+        img = np.clip(img.astype(int) + rng.integers(-8, 9, img.shape), 0, 255).astype(np.uint8)
+        Image.fromarray(img).save(OUT / "image.png")
+        # MMS's vision service, step by step: decode RGB, resize to W×H (interp 2), NCHW
+        arr = mms_image.read((OUT / "image.png").read_bytes())
+        arr = mms_image.transform_shape(mms_image.resize(arr, 8, 8))
+        ref["vision_tensor"] = arr.asnumpy()
+        ref["vision_output"] = forward(v, arr.asnumpy())
+        synset = "\n".join(f"n0000{i} class {i}" for i in range(5)) + "\n"
+        archive("vision", v, vsig, ("mxnet_vision_service.py", VISION_HANDLER),
+                {"synset.txt": synset}, work)
+    np.savez(OUT / "reference.npz", **ref)
+    print("wrote", sorted(p.name for p in OUT.iterdir()))
+
+
+if __name__ == "__main__":
+    main()
