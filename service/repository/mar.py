@@ -12,8 +12,8 @@ member; inflated bytes are counted too, so a lying header cannot get past the de
 What the archive says becomes a config: signature inputs → declared inputs; `synset.txt` → the
 first output's `label_filename`; MMS's stock vision handler (`mxnet_vision_service`, from its
 model-service template) → the image preprocessing it performed (decode RGB, resize straight to
-the signature's H×W with OpenCV's area interpolation, no scaling or normalisation, NCHW
-float32). Any other handler is custom: it is reported as ignored, with what was inferred.
+the signature's H×W with `imresize(interp=2)` — OpenCV's INTER_CUBIC, whatever MXNet's docs
+say —, no crop, scaling or normalisation, NCHW float32). Any other handler is custom: it is reported as ignored, with what was inferred.
 """
 from __future__ import annotations
 
@@ -184,8 +184,8 @@ def _tensor(entry: dict, what: str, archive: str) -> dict:
 
 def _vision_preprocess() -> dict:
     """What MMS's `mxnet_vision_service` did to an image: RGB decode, straight resize to the
-    signature's H×W (cv2 INTER_AREA), 0-255 floats, NCHW."""
-    return {"type": "image", "color": "RGB", "resize": "exact", "resample": "area",
+    signature's H×W (`imresize(interp=2)`: OpenCV's INTER_CUBIC), 0-255 floats, NCHW."""
+    return {"type": "image", "color": "RGB", "resize": "exact", "resample": "opencv_cubic",
             "scale": 1.0, "layout": "NCHW"}
 
 
@@ -257,8 +257,9 @@ def _described(model: dict, custom: str | None, vision: bool, sig: dict | None,
         params["mms_handler_ignored"] = notes[-1]
     params["mms_inferred"] = inferred
     doc["parameters"] = params
-    if isinstance(model.get("description"), str):
-        doc["description"] = model["description"][:1000]
+    desc = model.get("description") if isinstance(model.get("description"), str) else ""
+    doc["description"] = " ".join([desc[:1000], f"[from MMS archive '{archive}'"
+                                   + (f"; {notes[0]}]" if notes else "]")]).strip()
     name = model.get("modelName") if isinstance(model.get("modelName"), str) else None
     cfg = parse_config(doc, f"config made from MAR archive '{archive}'")
     return MarModel(name, _version(model.get("modelVersion")), cfg, handler, notes)

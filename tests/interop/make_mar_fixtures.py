@@ -10,7 +10,8 @@ Archives (tiny random-weight models, seeded):
               `mxnet_vision_service:handle` handler
   custom.mar  the MLP with a custom handler module (hybridserve must ignore it)
 reference.npz  per archive: the inputs and MMS's outputs; vision: `image.png` (32×32 RGB) and
-               the class scores MMS's vision service computes for it.
+               the class scores MMS's vision service computes for it; `cubic_*`: MMS's
+               resize (MXNet imresize interp=2) of a random image to a few sizes.
 """
 from __future__ import annotations
 
@@ -111,6 +112,11 @@ def main() -> None:
         synset = "\n".join(f"n0000{i} class {i}" for i in range(5)) + "\n"
         archive("vision", v, vsig, ("mxnet_vision_service.py", VISION_HANDLER),
                 {"synset.txt": synset}, work)
+        # OpenCV INTER_CUBIC through MXNet (interp=2) at shrinking, growing and odd ratios
+        src = (rng.random((13, 17, 3)) * 255).astype(np.uint8)
+        ref["cubic_src"] = src
+        for w, h in ((5, 7), (31, 23), (17, 6)):
+            ref[f"cubic_{w}x{h}"] = mms_image.resize(mx.nd.array(src, dtype=np.uint8), w, h).asnumpy()
     np.savez(OUT / "reference.npz", **ref)
     print("wrote", sorted(p.name for p in OUT.iterdir()))
 

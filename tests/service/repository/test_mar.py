@@ -14,6 +14,7 @@ from fixture_util import FIXTURES
 from service.errors import BadRequest
 from service.repository.mar import MarLimits, unpack
 from service.repository.store import find_files
+from service.runtime.images import ImagePipeline
 from service.runtime.runner import Runner
 
 MAR = FIXTURES / "mar"
@@ -36,7 +37,7 @@ def test_vision_archive_maps_handler_and_synset(tmp_path):
     got = unpack(MAR / "vision.mar", tmp_path, "vision.mar")
     pre = got.config.inputs[0].preprocess
     assert (pre.color, pre.resize, pre.resample, pre.scale, pre.layout, pre.mean) == (
-        "RGB", "exact", "area", 1.0, "NCHW", [])
+        "RGB", "exact", "opencv_cubic", 1.0, "NCHW", [])
     out = got.config.outputs[0]
     assert (out.name, out.label_filename) == ("softmax", "labels.txt")
     labels = (tmp_path / "labels.txt").read_text().splitlines()
@@ -129,3 +130,14 @@ def test_lying_header_refused(tmp_path):
     src[entry + 24:entry + 28] = (6).to_bytes(4, "little")          # uncompressed size
     with pytest.raises(BadRequest, match="'synset.txt' is corrupt"):
         unpack(io.BytesIO(bytes(src)), tmp_path, "liar.mar")
+
+
+def test_vision_preprocess_gives_mms_tensor(tmp_path):
+    """The image → tensor step equals MMS's own (mms.utils.mxnet.image read/resize/transform)."""
+    got = unpack(MAR / "vision.mar", tmp_path, "vision.mar")
+    r = Runner.load("vision", "1", find_files(tmp_path), got.config)
+    pipe = ImagePipeline(r.inputs[0], got.config.inputs[0].preprocess, "vision")
+    blob = np.array([(MAR / "image.png").read_bytes()], dtype=object)
+    x = pipe(blob, 1 << 20)
+    np.testing.assert_array_equal(x, REF["vision_tensor"])
+    np.testing.assert_allclose(r.run([x])[0], REF["vision_output"], rtol=1e-4, atol=1e-5)
