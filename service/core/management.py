@@ -87,7 +87,7 @@ async def upload_archive(core: Core, name: str, archive: BinaryIO, filename: str
         upload = staged / ".upload.mar"
         copy_limited(archive, upload, core.settings.max_upload_bytes)
         try:
-            got = mar.unpack(upload, staged, filename, mar_limits(core.settings))
+            got = mar.unpack(upload, staged, filename, mar.MarLimits.of(core.settings))
         finally:
             upload.unlink(missing_ok=True)
         for note in got.notes:
@@ -95,13 +95,6 @@ async def upload_archive(core: Core, name: str, archive: BinaryIO, filename: str
         return got.config, version or got.version
 
     return await _new_version(core, name, version, fill)
-
-
-def mar_limits(settings) -> mar.MarLimits:
-    """Archive caps from the server's own limits on uploads and params files."""
-    return mar.MarLimits(max_total_bytes=settings.max_upload_bytes,
-                         max_member_bytes=settings.max_params_bytes,
-                         max_text_bytes=settings.max_config_bytes)
 
 
 async def _new_version(core: Core, name: str, version: str | None,

@@ -29,6 +29,7 @@ import orjson
 
 from ..errors import BadRequest
 from ..limits import check_json_depth
+from ..settings import Settings
 from .config import ModelConfig, parse_config
 
 MANIFEST = "MAR-INF/MANIFEST.json"
@@ -50,6 +51,13 @@ class MarLimits:
     max_members: int = 10_000
     max_ratio: float = 200.0          # inflated ÷ compressed, for members over 1 MiB
     max_text_bytes: int = 1 << 20     # manifest, signature, synset
+
+    @classmethod
+    def of(cls, settings: Settings) -> "MarLimits":
+        """The server's own caps: the upload size, a params file's size, a config's size."""
+        return cls(max_total_bytes=settings.max_upload_bytes,
+                   max_member_bytes=settings.max_params_bytes,
+                   max_text_bytes=settings.max_config_bytes)
 
 
 @dataclass
@@ -206,6 +214,17 @@ def _config(sig: dict | None, has_synset: bool, vision: bool, archive: str) -> d
             doc["outputs"] = [{"name": "output"}]
         doc["outputs"][0]["label_filename"] = LABELS
     return doc
+
+
+def manifest_name(src: str | Path, archive: str, limits: MarLimits = MarLimits()) -> str | None:
+    """The model name the archive's manifest gives (members checked first), if any."""
+    try:
+        zf = zipfile.ZipFile(src)
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise _refuse(archive, f"not a zip file ({e})") from None
+    with zf:
+        name = _manifest(_check_members(zf, archive, limits), zf, archive, limits).get("modelName")
+    return name if isinstance(name, str) else None
 
 
 def unpack(src: str | Path | IO[bytes], dest: Path, archive: str = "model.mar",
