@@ -33,9 +33,74 @@ ARCHIVER = Path(sys.executable).parent / "model-archiver"
 CUSTOM_HANDLER = '''"""A custom MMS service (fixture): doubles the input before the model."""
 raise RuntimeError("hybridserve must never import or run MMS handler code")
 '''
-# stand-in modules named as MMS's model-service template names them
-VISION_HANDLER = '"""MMS template vision service stand-in (fixture; never run by hybridserve)."""\n'
-TENSOR_HANDLER = '"""MMS template model service stand-in (fixture; never run by hybridserve)."""\n'
+# working MMS 1.x handlers named as MMS's model-service template names them (so that MMS can
+# serve the archives for tests/interop/check_mar_mms.py); hybridserve never runs them
+_HANDLER_COMMON = '''"""MMS 1.x service for this fixture (run by MMS only, never by hybridserve)."""
+import json
+import os
+
+import mxnet as mx
+import numpy as np
+
+_state = {}
+
+
+def _load(context):
+    d = context.system_properties["model_dir"]
+    sig = json.load(open(os.path.join(d, "signature.json")))
+    name = context.manifest["model"]["modelName"]
+    sym, args, aux = mx.model.load_checkpoint(os.path.join(d, name), 0)
+    shape = [1 if k == 0 else s for k, s in enumerate(sig["inputs"][0]["data_shape"])]
+    mod = mx.mod.Module(sym, data_names=["data"], label_names=None)
+    mod.bind(data_shapes=[("data", tuple(shape))], for_training=False)
+    mod.set_params(args, aux)
+    syn = os.path.join(d, "synset.txt")
+    labels = open(syn).read().split("\\n")[:-1] if os.path.exists(syn) else None
+    _state.update(mod=mod, sig=sig, labels=labels)
+
+
+def _forward(x):
+    _state["mod"].forward(mx.io.DataBatch([x]), is_train=False)
+    return _state["mod"].get_outputs()[0].asnumpy()
+
+
+def _body(row):
+    return row.get("body") or row.get("data")
+'''
+VISION_HANDLER = _HANDLER_COMMON + '''
+
+def handle(data, context):
+    """As MMS's template vision service: decode, resize to the signature's H x W, NCHW; top 5."""
+    from mms.utils.mxnet import image
+    if not _state:
+        _load(context)
+    if data is None:
+        return None
+    h, w = _state["sig"]["inputs"][0]["data_shape"][2:]
+    out = []
+    for row in data:
+        x = image.transform_shape(image.resize(image.read(bytes(_body(row))), w, h))
+        p = _forward(x)[0]
+        top = np.argsort(-p)[:5]
+        out.append([{"probability": float(p[i]), "class": _state["labels"][i]} for i in top])
+    return out
+'''
+TENSOR_HANDLER = _HANDLER_COMMON + '''
+
+def handle(data, context):
+    """Tensors in, tensors out: a JSON body {"data": nested list}."""
+    if not _state:
+        _load(context)
+    if data is None:
+        return None
+    out = []
+    for row in data:
+        body = _body(row)
+        # MMS hands a JSON body over already parsed
+        doc = body if isinstance(body, dict) else json.loads(bytes(body).decode())
+        out.append(_forward(mx.nd.array(np.asarray(doc["data"], np.float32))).tolist())
+    return out
+'''
 
 
 def mlp() -> mx.sym.Symbol:
