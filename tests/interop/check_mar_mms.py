@@ -7,12 +7,14 @@ dropped into its store as they are) answer the same requests alike.
 mlp.mar: a JSON tensor → MMS's output vs hybridserve's `/infer` (rtol 1e-4, atol 1e-5).
 vision.mar: the same PNG posted to both → MMS's top-5 {probability, class} vs hybridserve's
 classification strings `score:index:label` (same classes in the same order, scores within
-the bound). Exits non-zero on any mismatch; skips (exit 0, says why) without java or the venv.
+the bound). resnet.mar (ResNet-18, 1000 labels; built on the fly by
+`make_mar_fixtures.py --resnet`): a 300×260 PNG and the same as a JPEG, likewise. Exits non-zero on any mismatch; skips (exit 0, says why) without java or the venv.
 """
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 import tempfile
 import urllib.error
@@ -26,7 +28,7 @@ sys.path.insert(0, str(ROOT / "bench" / "server"))
 import servers  # noqa: E402  (bench/server/servers.py: the MMS and hybridserve launchers)
 
 MAR = ROOT / "tests" / "fixtures" / "mar"
-ARCHIVES = ("mlp.mar", "vision.mar")
+ARCHIVES = ("mlp.mar", "vision.mar", "resnet.mar")
 
 
 def post(url: str, body: bytes, ctype: str) -> bytes:
@@ -58,19 +60,31 @@ def compare(mms: servers.Server, hs: servers.Server) -> list[str]:
     bad = []
     if not np.allclose(got, want.reshape(got.shape), rtol=1e-4, atol=1e-5):
         bad.append(f"mlp: max |Δ| {np.abs(got - want.reshape(got.shape)).max():.3g}")
-    png = (MAR / "image.png").read_bytes()
-    top = json.loads(post(f"{mms.base}/predictions/vision", png, "image/png"))
-    doc = json.loads(post(f"{hs.base}/v2/models/vision/infer?classification=5", png,
-                          "image/png"))
-    ours = [s.split(":", 2) for s in doc["outputs"][0]["data"]]
-    if [c["class"] for c in top] != [lab for _, _, lab in ours]:
-        bad.append(f"vision: classes {[c['class'] for c in top]} vs {ours}")
-    elif not np.allclose([float(s) for s, _, _ in ours], [c["probability"] for c in top],
-                         rtol=1e-4, atol=1e-5):
-        bad.append(f"vision: scores {top} vs {ours}")
+    bad += top5(mms, hs, "vision", (MAR / "image.png").read_bytes(), "image/png")
     print("mlp  MMS", want.ravel()[:4], "hybridserve", got.ravel()[:4])
-    print("vision MMS", top[:2], "hybridserve", ours[:2])
     return bad
+
+
+def top5(mms: servers.Server, hs: servers.Server, name: str, img: bytes, ctype: str
+         ) -> list[str]:
+    """The same image to both: MMS's top 5 vs hybridserve's classification strings."""
+    top = json.loads(post(f"{mms.base}/predictions/{name}", img, ctype))
+    doc = json.loads(post(f"{hs.base}/v2/models/{name}/infer?classification=5", img, ctype))
+    ours = [s.split(":", 2) for s in doc["outputs"][0]["data"]]
+    print(f"{name} {ctype}: MMS", [(round(c["probability"], 6), c["class"]) for c in top[:3]],
+          "hybridserve", ours[:3])
+    if [c["class"] for c in top] != [lab for _, _, lab in ours]:
+        return [f"{name} {ctype}: classes {[c['class'] for c in top]} vs {ours}"]
+    if not np.allclose([float(s) for s, _, _ in ours], [c["probability"] for c in top],
+                       rtol=1e-4, atol=1e-5):
+        return [f"{name} {ctype}: scores {top} vs {ours}"]
+    return []
+
+
+def build_resnet(out: Path) -> None:
+    py = servers.MMS_VENV / "bin" / "python"
+    subprocess.run([str(py), str(ROOT / "tests/interop/make_mar_fixtures.py"), "--resnet",
+                    str(out)], check=True, capture_output=True, timeout=600)
 
 
 def main() -> int:
@@ -82,9 +96,11 @@ def main() -> int:
         tmp = Path(tmp)
         for d in ("mms/store", "hs"):
             (tmp / d).mkdir(parents=True)
+        build_resnet(tmp)
         for a in ARCHIVES:
-            shutil.copy(MAR / a, tmp / "mms" / "store" / a)
-            shutil.copy(MAR / a, tmp / "hs" / a)          # dropped in hybridserve's store
+            src = tmp / a if a == "resnet.mar" else MAR / a
+            shutil.copy(src, tmp / "mms" / "store" / a)
+            shutil.copy(src, tmp / "hs" / a)          # dropped in hybridserve's store
         mms = servers.mms_process(tmp / "mms", tmp / "mms" / "store", omp_threads=1)
         hs = servers.hybridserve("hs", 1, tmp / "hs", tmp, {})
         try:
@@ -95,6 +111,8 @@ def main() -> int:
             for a in ARCHIVES:
                 register(mms, a[:-4])
             bad = compare(mms, hs)
+            for photo, ctype in (("photo.png", "image/png"), ("photo.jpg", "image/jpeg")):
+                bad += top5(mms, hs, "resnet", (tmp / photo).read_bytes(), ctype)
         except Exception:
             print("MMS log:", mms.tail_log(4000))
             raise

@@ -9,6 +9,7 @@ Archives (tiny random-weight models, seeded):
   vision.mar  a small conv classifier on 3×8×8 images, signature.json, synset.txt, the stock
               `mxnet_vision_service:handle` handler
   custom.mar  the MLP with a custom handler module (hybridserve must ignore it)
+With `--resnet DIR`: a ResNet-18 archive and two photos into DIR instead (for check_mar_mms.py).
 reference.npz  per archive: the inputs and MMS's outputs; vision: `image.png` (32×32 RGB) and
                the class scores MMS's vision service computes for it; `cubic_*`: MMS's
                resize (MXNet imresize interp=2) of a random image to a few sizes.
@@ -186,5 +187,43 @@ def main() -> None:
     print("wrote", sorted(p.name for p in OUT.iterdir()))
 
 
+def resnet(out: Path) -> None:
+    """`out/resnet.mar`: gluon's resnet18_v1 (seeded random weights) with a 1000-line synset and
+    the vision handler, plus `out/photo.png` / `out/photo.jpg` (300×260, smooth gradients and
+    noise) — too big to commit, made on demand by check_mar_mms.py."""
+    from mxnet.gluon.model_zoo import vision
+    mx.random.seed(3)
+    net = vision.resnet18_v1(pretrained=False)
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    net(mx.nd.zeros((1, 3, 224, 224)))
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp) / "resnet"
+        d.mkdir()
+        net.export(str(d / "resnet"), 0)
+        sig = {"inputs": [{"data_name": "data", "data_shape": [0, 3, 224, 224]}],
+               "input_type": "image/jpeg",
+               "outputs": [{"data_name": "softmax", "data_shape": [0, 1000]}],
+               "output_type": "application/json"}
+        # the handler ranks the network's scores: end the graph in a softmax as MMS models do
+        sym = mx.sym.load(str(d / "resnet-symbol.json"))
+        mx.sym.softmax(sym, name="softmax").save(str(d / "resnet-symbol.json"))
+        (d / "signature.json").write_text(json.dumps(sig))
+        (d / "mxnet_vision_service.py").write_text(VISION_HANDLER)
+        (d / "synset.txt").write_text("".join(f"n{i:08d} label {i}\n" for i in range(1000)))
+        subprocess.run([str(ARCHIVER), "--model-name", "resnet", "--model-path", str(d),
+                        "--handler", "mxnet_vision_service:handle", "--export-path", str(out),
+                        "-f"], check=True)
+    yy, xx = np.mgrid[0:260, 0:300]
+    rng = np.random.default_rng(5)
+    img = np.stack([xx * 255 / 300, yy * 255 / 260, (xx + yy) % 97 * 2.6], -1)
+    img = np.clip(img + rng.normal(0, 12, img.shape), 0, 255).astype(np.uint8)
+    Image.fromarray(img).save(out / "photo.png")
+    Image.fromarray(img).save(out / "photo.jpg", quality=90)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--resnet"]:
+        resnet(Path(sys.argv[2]))
+    else:
+        main()
