@@ -65,22 +65,21 @@ def _forward(x):
     return _state["mod"].get_outputs()[0].asnumpy()
 
 
-def _body(row):
-    return row.get("body") or row.get("data")
+def _bodies(data, context):
+    """The request bodies of a batch (none at MMS's initialising call, data=None)."""
+    if not _state:
+        _load(context)
+    return [row.get("body") or row.get("data") for row in data or []]
 '''
 VISION_HANDLER = _HANDLER_COMMON + '''
 
 def handle(data, context):
     """As MMS's template vision service: decode, resize to the signature's H x W, NCHW; top 5."""
     from mms.utils.mxnet import image
-    if not _state:
-        _load(context)
-    if data is None:
-        return None
-    h, w = _state["sig"]["inputs"][0]["data_shape"][2:]
     out = []
-    for row in data:
-        x = image.transform_shape(image.resize(image.read(bytes(_body(row))), w, h))
+    for body in _bodies(data, context):
+        h, w = _state["sig"]["inputs"][0]["data_shape"][2:]
+        x = image.transform_shape(image.resize(image.read(bytes(body)), w, h))
         p = _forward(x)[0]
         top = np.argsort(-p)[:5]
         out.append([{"probability": float(p[i]), "class": _state["labels"][i]} for i in top])
@@ -90,13 +89,8 @@ TENSOR_HANDLER = _HANDLER_COMMON + '''
 
 def handle(data, context):
     """Tensors in, tensors out: a JSON body {"data": nested list}."""
-    if not _state:
-        _load(context)
-    if data is None:
-        return None
     out = []
-    for row in data:
-        body = _body(row)
+    for body in _bodies(data, context):
         # MMS hands a JSON body over already parsed
         doc = body if isinstance(body, dict) else json.loads(bytes(body).decode())
         out.append(_forward(mx.nd.array(np.asarray(doc["data"], np.float32))).tolist())
