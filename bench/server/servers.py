@@ -268,6 +268,15 @@ def mms_server(tmp: Path, omp_threads: int) -> Server:
                         "--model-path", str(s), "--handler", "mms_handler:handle", "--runtime",
                         "python3", "--export-path", str(store), "-f"], check=True,
                        capture_output=True, timeout=300)
+    return mms_process(home, store, omp_threads)
+
+
+def mms_process(home: Path, store: Path, omp_threads: int) -> Server:
+    """The MMS 1.1.11 JVM serving `store` from `home` (logs, temp files and config there);
+    `.mgmt` is its management port. Not started yet."""
+    logs, jtmp = home / "logs", home / "tmp"
+    for d in (logs, jtmp):
+        d.mkdir(parents=True, exist_ok=True)
     port, mport = free_port(), free_port()
     (home / "config.properties").write_text(
         f"inference_address=http://127.0.0.1:{port}\n"

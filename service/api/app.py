@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from framework.base import MXNetError
 
 from .. import __version__, logs
+from ..core import archives
 from ..core.dataplane import Core
 from ..errors import ServiceError
 from ..settings import Settings
@@ -72,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings.check()
     logs.configure(settings.log_level, settings.log_json)
     core = Core(settings)
+    core.before_poll.append(archives.import_dropped)     # MMS .mar files dropped in the store
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

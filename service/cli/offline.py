@@ -21,13 +21,16 @@ from framework.base import MXNetError
 from ..errors import BadRequest, ServiceError
 from ..protocol.codec import InferInput, classify, parse_request
 from ..protocol.datatypes import v2_datatype
+from ..repository import mar
 from ..repository.config import parse_config
-from ..repository.store import ModelFiles, ModelStore
+from ..repository.store import ModelFiles, ModelStore, check_name, find_files
 from ..runtime.inspection import inspect_model
 from ..runtime.runner import Runner
 from ..runtime.summary import render_text
 from ..settings import Settings
 from .progress import Progress
+
+FORMATS = ("2.x", "1.x", "onnx")
 
 
 def _add_model_args(p: argparse.ArgumentParser) -> None:
@@ -205,14 +208,48 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 def cmd_convert(args: argparse.Namespace) -> int:
     """Re-export a model with the framework: a 1.x export as 2.x (npz params, 2.x JSON), a
     2.x export as 1.x (legacy NDArray-list params, 1.x JSON), or either as one ONNX file
-    (`PREFIX.onnx`, batch axis dynamic, checked by onnx.checker)."""
+    (`PREFIX.onnx`, batch axis dynamic, checked by onnx.checker). With `--from-mar`: an MMS
+    archive into a store (`--to STORE`) as a new model version."""
+    if args.from_mar:
+        return _convert_mar(args)
+    fmt = args.format or args.to or "2.x"
+    if fmt not in FORMATS:
+        raise BadRequest(f"--format/--to must be one of {list(FORMATS)} (or --to STORE with "
+                         f"--from-mar), got {fmt!r}")
+    if not args.out:
+        raise BadRequest("convert needs --out PREFIX")
     r = _load(args)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    files = r.block.export(args.out, epoch=args.epoch, format=args.format)
-    if args.format == "onnx":
+    files = r.block.export(args.out, epoch=args.epoch, format=fmt)
+    if fmt == "onnx":
         _dump({"format": "onnx", "onnx": files})
     else:
-        _dump({"format": args.format, "symbol": files[0], "params": files[1]})
+        _dump({"format": fmt, "symbol": files[0], "params": files[1]})
+    return 0
+
+
+def _convert_mar(args: argparse.Namespace) -> int:
+    """An MMS `.mar` → `<store>/<name>/<version>/` + config.json, checked by a real load
+    before it is moved in (as an upload is); its handler code is never run."""
+    target = args.to or args.out
+    if not target:
+        raise BadRequest("--from-mar needs --to STORE (the model store directory)")
+    store, archive = ModelStore(target), Path(args.from_mar)
+    staged = store.new_staging()
+    try:
+        got = mar.unpack(archive, staged, archive.name, mar.MarLimits.of(Settings()))
+        name = check_name(args.name or got.name or archive.stem)
+        version = args.version or got.version
+        for note in got.notes:
+            print(f"hybridserve convert: {note}", file=sys.stderr)
+        progress = Progress(f"{name}/{version or 'new'}", quiet=args.quiet)
+        Runner.load(name, version or "1", find_files(staged), got.config, progress=progress)
+        v = store.commit_version(name, staged, version, got.config)
+    except BaseException:
+        store.discard(staged)
+        raise
+    _dump({"model": name, "version": v, "store": str(store.root),
+           "directory": str(store.version_dir(name, v)), "ignored": got.notes})
     return 0
 
 
@@ -258,12 +295,15 @@ def add_commands(sub) -> None:
     p.set_defaults(func=cmd_inspect)
     p = sub.add_parser("convert", help="re-export a model in MXNet 2.x or 1.x format, or as ONNX")
     _add_model_args(p)
-    p.add_argument("--out", required=True, help="output prefix (writes PREFIX-symbol.json and "
-                                                "PREFIX-NNNN.params, or PREFIX.onnx)")
-    p.add_argument("--format", "--to", dest="format", choices=["2.x", "1.x", "onnx"],
-                   default="2.x",
+    p.add_argument("--out", help="output prefix (writes PREFIX-symbol.json and "
+                                 "PREFIX-NNNN.params, or PREFIX.onnx)")
+    p.add_argument("--format", choices=FORMATS,
                    help="2.x: npz params + 2.x JSON; 1.x: legacy NDArray-list params + 1.x JSON; "
                         "onnx: one standard ONNX file (default 2.x)")
+    p.add_argument("--to", help="the same as --format; with --from-mar: the model store")
+    p.add_argument("--from-mar", metavar="MODEL.mar",
+                   help="unpack an MXNet Model Server archive into the store --to as a new "
+                        "version of the model NAME (default: the archive's manifest name)")
     p.add_argument("--epoch", type=int, default=0,
                    help="epoch number in the params file name (default 0)")
     p.set_defaults(func=cmd_convert)

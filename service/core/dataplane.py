@@ -9,6 +9,7 @@ import logging
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Awaitable, Callable
 
 import numpy as np
 
@@ -53,6 +54,8 @@ class Core:
         self._threads: AppliedPolicy | None = None
         self._poller: asyncio.Task | None = None
         self._old_switch: float | None = None
+        # run before every store poll (and the startup load): e.g. importing dropped .mar files
+        self.before_poll: list[Callable[[Core], Awaitable[None]]] = []
 
     def mgmt_lock(self, name: str) -> asyncio.Lock:
         return self._mgmt_locks.setdefault(name, asyncio.Lock())
@@ -68,6 +71,7 @@ class Core:
                         "changes will be refused", self.store.root)
         else:
             await loop.run_in_executor(None, recover, self.store)
+        await self._before_poll()
         if self.settings.load_on_startup:
             await self.sync.tick(force=True)
         else:
@@ -80,9 +84,14 @@ class Core:
         while True:
             await asyncio.sleep(self.settings.poll_seconds())
             try:
+                await self._before_poll()
                 await self.sync.tick()
             except Exception:  # noqa: BLE001 - polling must survive anything
                 log.exception("store poll failed")
+
+    async def _before_poll(self) -> None:
+        for hook in self.before_poll:
+            await hook(self)
 
     async def stop(self) -> None:
         if self._poller is not None:

@@ -13,11 +13,11 @@ import base64
 import binascii
 import logging
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Callable
 
 from ..errors import BadRequest, Conflict, NotFound, PayloadTooLarge, ServiceError
 from ..limits import check_json_depth
-from ..repository import faults
+from ..repository import faults, mar
 from ..repository.config import ModelConfig, parse_config
 from ..repository.manifest import LOADED, UNLOADED
 from ..repository.store import check_filename, check_name, check_version, find_files
@@ -66,19 +66,51 @@ async def _validate(core: Core, name: str, version: str, staged: Path,
 async def upload(core: Core, name: str, symbol: BinaryIO, params: BinaryIO | None,
                  config: bytes | None, version: str | None = None) -> dict:
     """Multipart upload → a new version (validated before it becomes visible)."""
+    cfg = parse_user_config(core, config, "uploaded config") if config else None
+
+    def fill(staged: Path) -> tuple[ModelConfig | None, str | None]:
+        limit = core.settings.max_upload_bytes
+        copy_limited(symbol, staged / f"{name}-symbol.json", limit)
+        if params is not None:
+            copy_limited(params, staged / f"{name}-0000.params", limit)
+        return cfg, version
+
+    return await _new_version(core, name, version, fill)
+
+
+async def upload_archive(core: Core, name: str, archive: BinaryIO, filename: str,
+                         version: str | None = None) -> dict:
+    """An MXNet Model Server `.mar` → a new version: its model files, labels and the config
+    made from its signature and handler (repository/mar.py); its handler code is never run.
+    The version is `version`, else the manifest's when it is an integer, else the next."""
+    def fill(staged: Path) -> tuple[ModelConfig | None, str | None]:
+        upload = staged / ".upload.mar"
+        copy_limited(archive, upload, core.settings.max_upload_bytes)
+        try:
+            got = mar.unpack(upload, staged, filename, mar.MarLimits.of(core.settings))
+        finally:
+            upload.unlink(missing_ok=True)
+        for note in got.notes:
+            log.warning("upload %s from %s: %s", name, filename, note)
+        return got.config, version or got.version
+
+    return await _new_version(core, name, version, fill)
+
+
+async def _new_version(core: Core, name: str, version: str | None,
+                       fill: Callable[[Path], tuple[ModelConfig | None, str | None]]) -> dict:
+    """Stage a version (`fill` writes its files and says its config and version), load and
+    warm it there, then number and rename it into place; any failure leaves the store as
+    it was."""
     check_name(name)
     if version is not None:
         check_version(version)
     store = core.store
     store.require_writable()
-    cfg = parse_user_config(core, config, "uploaded config") if config else None
     async with core.mgmt_lock(name):
         staged = await _run(store.new_staging)
         try:
-            limit = core.settings.max_upload_bytes
-            await _run(copy_limited, symbol, staged / f"{name}-symbol.json", limit)
-            if params is not None:
-                await _run(copy_limited, params, staged / f"{name}-0000.params", limit)
+            cfg, version = await _run(fill, staged)
             faults.point("upload.received")
             effective = cfg if cfg is not None else store.effective_config(name)
             if version is not None and version in store.versions(name):

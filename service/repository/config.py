@@ -27,7 +27,8 @@ class ImagePreprocess(BaseModel):
     resize: Literal["shorter", "exact"] = "shorter"
     shorter_side: Optional[int] = Field(default=None, ge=1, le=16384)   # default: max(size)
     size: Optional[list[int]] = None          # [height, width]; default: the input's shape
-    resample: Literal["nearest", "bilinear", "bicubic"] = "bilinear"
+    # opencv_cubic: cv::resize INTER_CUBIC, as MXNet Model Server resized (runtime/cvresize.py)
+    resample: Literal["nearest", "bilinear", "bicubic", "opencv_cubic"] = "bilinear"
     scale: float = 1.0 / 255.0
     mean: list[float] = Field(default_factory=list, max_length=3)
     std: list[float] = Field(default_factory=list, max_length=3)
@@ -179,6 +180,10 @@ class ModelConfig(BaseModel):
             doc["dynamic_batching"] = self.dynamic_batching.model_dump(exclude_none=True)
         doc["version_policy"] = self.version_policy.model_dump(exclude_none=True) or {
             "latest": {"num_versions": 1}}
+        if self.parameters:        # Triton's spelling: name → {"string_value": ...}
+            doc["parameters"] = {k: {"string_value": v if isinstance(v, str) else
+                                     orjson.dumps(v).decode()}
+                                 for k, v in self.parameters.items()}
         return doc
 
 

@@ -15,6 +15,7 @@ from PIL import Image, UnidentifiedImageError
 
 from ..errors import BadRequest
 from ..repository.config import ImagePreprocess
+from .cvresize import resize_cubic
 from .signature import IOSpec
 
 FORMATS = ("JPEG", "PNG", "WEBP", "BMP")
@@ -78,25 +79,31 @@ class ImagePipeline:
         arr = (arr * np.float32(self.pre.scale) - self.mean) / self.std
         return np.ascontiguousarray(arr.transpose(2, 0, 1) if self.pre.layout == "NCHW" else arr)
 
-    def _draft_size(self, size: tuple[int, int]) -> tuple[int, int]:
+    def _draft_size(self, size: tuple[int, int]) -> tuple[int, int] | None:
         """The smallest (w, h) the resize needs: a JPEG may decode at 1/2, 1/4, 1/8 of its
         size (DCT scaling) when that still covers it — the bulk of the decode cost saved."""
         h, w = self.size
+        if self.pre.resample == "opencv_cubic":
+            return None                 # OpenCV resized the full decode: so must we
         if self.pre.resize == "exact":
             return (w, h)
         f = self.shorter / min(size)
         return (max(1, round(size[0] * f)), max(1, round(size[1] * f)))
 
+    def _resize(self, im: Image.Image, size: tuple[int, int]) -> Image.Image:
+        if self.pre.resample == "opencv_cubic":
+            return resize_cubic(im, size)
+        return im.resize(size, _RESAMPLE[self.pre.resample])
+
     def _resized(self, im: Image.Image) -> Image.Image:
         h, w = self.size
-        resample = _RESAMPLE[self.pre.resample]
         if self.pre.resize == "exact":
-            return im.resize((w, h), resample) if im.size != (w, h) else im
+            return self._resize(im, (w, h)) if im.size != (w, h) else im
         iw, ih = im.size
         f = self.shorter / min(iw, ih)
         nw, nh = max(w, round(iw * f)), max(h, round(ih * f))
         if (nw, nh) != (iw, ih):
-            im = im.resize((nw, nh), resample)
+            im = self._resize(im, (nw, nh))
         left, top = (nw - w) // 2, (nh - h) // 2
         return im.crop((left, top, left + w, top + h))
 

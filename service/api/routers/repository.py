@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import PurePosixPath
 
 from fastapi import APIRouter, Depends, Request
 from starlette.datastructures import UploadFile
@@ -15,8 +16,11 @@ from .upload_files import FIELDS, check_upload
 router = APIRouter(tags=["repository"], dependencies=[Depends(require_admin)])
 
 _UPLOAD_DOC = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
-    "type": "object", "required": ["symbol"],
+    "type": "object",
     "properties": {
+        "archive": {"type": "string", "format": "binary", "description": "an MXNet Model "
+                    "Server .mar archive (instead of symbol/params/config): its model files, "
+                    "signature and synset.txt are served; its handler code is never run"},
         "symbol": {"type": "string", "format": "binary", "description": "<prefix>-symbol.json"},
         "params": {"type": "string", "format": "binary", "description": "<prefix>-NNNN.params"},
         "config": {"type": "string", "format": "binary", "description": "config.json (ours or "
@@ -77,7 +81,7 @@ def _as_file(v) -> io.IOBase | None:
 async def upload(request: Request, name: str):
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise BadRequest("upload must be multipart/form-data with fields 'symbol', 'params' "
-                         "and optional 'config'")
+                         "and optional 'config', or one 'archive' (.mar)")
     try:
         form = await request.form(max_files=3, max_fields=8)
     except Exception as e:  # noqa: BLE001 - starlette's MultiPartException and friends
@@ -87,7 +91,14 @@ async def upload(request: Request, name: str):
         if extra:
             raise BadRequest(f"unexpected upload fields {sorted(extra)}; the fields are "
                              "'symbol' (<prefix>-symbol.json), 'params' (<prefix>-NNNN.params), "
-                             "optional 'config' (config.json) and 'version'")
+                             "optional 'config' (config.json) and 'version', or 'archive' "
+                             "(an MMS .mar) and 'version'")
+        version = form.get("version") or request.query_params.get("version")
+        if version is not None and not isinstance(version, str):
+            raise BadRequest("'version' must be a text field")
+        if form.get("archive") is not None:
+            out = await _upload_archive(request, name, form, version)
+            return json_response(out, status=201)
         if form.get("symbol") is None:
             raise BadRequest("upload needs a 'symbol' file (<prefix>-symbol.json)")
         for field in ("symbol", "params"):
@@ -99,11 +110,21 @@ async def upload(request: Request, name: str):
                                   f"{limit}")
         cfg_bytes = (await cfg.read(limit + 1)) if isinstance(cfg, UploadFile) else (
             cfg.encode() if cfg else None)
-        version = form.get("version") or request.query_params.get("version")
-        if version is not None and not isinstance(version, str):
-            raise BadRequest("'version' must be a text field")
         out = await management.upload(core_of(request), name, _as_file(form.get("symbol")),
                                       _as_file(form.get("params")), cfg_bytes, version)
     finally:
         await form.close()
     return json_response(out, status=201)
+
+
+async def _upload_archive(request: Request, name: str, form, version: str | None) -> dict:
+    """The `archive` field: one MMS `.mar`, alone (its files and config come from it)."""
+    mixed = sorted({"symbol", "params", "config"} & set(form.keys()))
+    if mixed:
+        raise BadRequest(f"an 'archive' upload carries its own model files and config: drop "
+                         f"the fields {mixed}")
+    arc = form.get("archive")
+    if not isinstance(arc, UploadFile):
+        raise BadRequest("field 'archive' must be a file (an MMS .mar)")
+    label = PurePosixPath((arc.filename or "").replace("\\", "/")).name[:128] or "archive.mar"
+    return await management.upload_archive(core_of(request), name, arc.file, label, version)

@@ -10,7 +10,7 @@ from framework.io.params_file import detect_format
 
 from ...errors import BadRequest
 
-FIELDS = ("symbol", "params", "config", "version")
+FIELDS = ("symbol", "params", "config", "version", "archive")
 _LEGACY_MAGICS = (0x112, 0xF993FAC8, 0xF993FAC9, 0xF993FACA)
 _KINDS = {"json": "a JSON document", "npz": "an MXNet 2.x params file (npz)",
           "npy": "a NumPy .npy array", "legacy": "an MXNet 1.x params file (NDArray list)",

@@ -253,3 +253,39 @@ def test_serve_memory_budget_flag_and_env(tmp_path, monkeypatch):
     monkeypatch.setenv("HYBRIDSERVE_MEMORY_BUDGET", "200MB")
     assert cli.main(["serve", "--model-store", str(tmp_path)]) == 0
     assert [s.memory_budget for s in seen] == [3 << 30, 200_000_000]
+
+
+def test_convert_from_mar_into_a_store(tmp_path, capsys):
+    """`convert --from-mar X.mar --to STORE`: a normal model directory + config, served with
+    MMS's outputs; the custom handler is named as ignored; a second run is the next version."""
+    mar_dir = ROOT / "tests/fixtures/mar"
+    ref = np.load(mar_dir / "reference.npz")
+    store = tmp_path / "store"
+    assert main(["convert", "--from-mar", str(mar_dir / "custom.mar"), "--to", str(store),
+                 "-q"]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert (doc["model"], doc["version"]) == ("custom", "1")
+    assert "custom MMS handler 'my_service:handle' ignored" in err
+    assert sorted(p.name for p in (store / "custom" / "1").iterdir()) == [
+        "custom-0000.params", "custom-symbol.json"]
+    cfg = json.loads((store / "custom" / "config.json").read_text())
+    assert cfg["inputs"][0]["shape"] == [-1, 16]
+    x = tmp_path / "x.npy"
+    np.save(x, ref["mlp_input"])
+    assert main(["predict", "custom", "--model-store", str(store), "--input", str(x), "-q"]) == 0
+    y = np.array(json.loads(capsys.readouterr().out)["prob"], np.float32)
+    np.testing.assert_allclose(y, ref["mlp_output"], rtol=1e-4, atol=1e-5)
+    assert main(["convert", "--from-mar", str(mar_dir / "custom.mar"), "--to", str(store),
+                 "mine", "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["model"] == "mine"
+
+
+def test_convert_from_mar_refused_leaves_store_empty(tmp_path, capsys):
+    bad = tmp_path / "bad.mar"
+    bad.write_bytes(b"PK\x03\x04 truncated")
+    store = tmp_path / "store"
+    assert main(["convert", "--from-mar", str(bad), "--to", str(store), "-q"]) == 1
+    assert "MAR archive 'bad.mar': not a zip file" in capsys.readouterr().err
+    assert [p.name for p in store.iterdir() if not p.name.startswith(".")] == []
+    assert not any((store / ".staging").iterdir())
