@@ -1,4 +1,5 @@
-"""Imports between framework's modules, and the cycles among them (tests/test_layering.py).
+"""Imports between the modules of a package (framework by default; service too), and the cycles
+among them (tests/test_layering.py, tests/service/test_service_layers.py).
 
     python scripts/import_graph.py            # prints every cycle; exit status 1 if any
 
