@@ -431,10 +431,12 @@ class Runner:
                 "parameters": self.engine.parameters()}
 
     def triton_config(self) -> dict:
-        """Triton's model-config JSON, with the engine in `parameters` (Triton's string form)."""
+        """Triton's model-config JSON; the engine joins the config's own `parameters` (Triton's
+        string form)."""
         doc = self.config.to_triton()
-        doc["parameters"] = {k: {"string_value": str(v)}
-                             for k, v in self.engine.parameters().items()}
+        doc["parameters"] = {**doc.get("parameters", {}),
+                             **{k: {"string_value": str(v)}
+                                for k, v in self.engine.parameters().items()}}
         return doc
 
     def summary(self, batch: int = 1) -> dict:
