@@ -10,6 +10,8 @@ from . import numpy_extension as npx  # noqa: F401
 from . import symbol  # noqa: F401
 from . import symbol as sym  # noqa: F401
 from . import gluon  # noqa: F401
+from . import autograd  # noqa: F401
+from . import util  # noqa: F401
 
 context = device = __import__("framework.device", fromlist=["device"])
 __version__ = "2.0.0"

@@ -50,6 +50,12 @@ issubdtype = _onp.issubdtype
 result_type = _onp.result_type
 can_cast = _onp.can_cast
 
+# MXNet 2's dtype groups (mxnet.numpy.utils)
+integer_dtypes = [int8, int16, int32, int64, uint8, uint16, uint32, uint64]
+floating_dtypes = [float16, float32, float64]
+numeric_dtypes = [*integer_dtypes, *floating_dtypes]
+boolean_dtypes = [bool_]
+
 pi = _onp.pi
 e = _onp.e
 inf = _onp.inf

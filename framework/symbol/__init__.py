@@ -1,7 +1,7 @@
 """Symbolic graphs: `var`, `Group`, `load`/`load_json`, and MXNet's symbol API (`mx.sym.<Op>`)."""
 from .graph import Group, Node, Symbol, Variable, var  # noqa: F401
 from .json_io import load, load_json  # noqa: F401
-from . import infer, trace  # noqa: F401
+from . import _internal, infer, trace  # noqa: F401
 
 
 def __getattr__(name: str):

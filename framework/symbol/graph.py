@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from typing import Iterable, Iterator
 
-from ..base import GraphFormatError
+from ..base import GraphFormatError, NotImplementedForSymbol
 from ..ops.attrs import Attrs
 from ..ops.registry import OpDef, get_op
 
@@ -162,7 +162,8 @@ class Symbol:
         return Symbol(ents)            # legacy Symbol even for a numpy _Symbol (as MXNet)
 
     def get_children(self) -> "Symbol | None":
-        ents = [e for n, _ in self._outputs for e in n.inputs]
+        heads = list({id(n): n for n, _ in self._outputs}.values())   # a node's outputs share inputs
+        ents = [e for n in heads for e in n.inputs]
         return Symbol(ents) if ents else None
 
     def __getitem__(self, key) -> "Symbol":
@@ -202,8 +203,58 @@ class Symbol:
 
     # -- serialisation ------------------------------------------------------------------------
     def tojson(self, remove_amp_cast: bool = True) -> str:
+        from ..numpy_extension._state import is_np_shape
         from .json_io import to_json
-        return to_json(self, remove_amp_cast=remove_amp_cast)
+        return to_json(self, remove_amp_cast=remove_amp_cast, np_shape=is_np_shape())
+
+    def __getstate__(self) -> dict:
+        return {"json": self.tojson()}
+
+    def __setstate__(self, state: dict) -> None:
+        from .json_io import load_json
+        self._outputs = load_json(state["json"])._outputs
+
+    def __copy__(self) -> "Symbol":
+        return self.copy()
+
+    def __deepcopy__(self, memo) -> "Symbol":
+        return self.copy()
+
+    def __bool__(self):
+        raise NotImplementedForSymbol("the truth value of a Symbol is not defined (it holds no values)")
+
+    # -- binding and composition (executor.py, compose.py) -------------------------------------
+    def _bind(self, ctx=None, args=None, args_grad=None, grad_req="write", aux_states=None,
+              group2ctx=None, shared_exec=None):
+        from .executor import bind
+        return bind(self, ctx, args, args_grad, grad_req, aux_states)
+
+    bind = _bind
+
+    def _simple_bind(self, ctx=None, grad_req="write", type_dict=None, stype_dict=None, **shapes):
+        from .executor import simple_bind
+        return simple_bind(self, ctx, grad_req, type_dict, stype_dict, **shapes)
+
+    simple_bind = _simple_bind
+
+    def __call__(self, *args, name: str | None = None, **kwargs) -> "Symbol":
+        from .compose import call
+        return call(self, args, kwargs, name)
+
+    def _compose(self, *args, name: str | None = None, **kwargs) -> None:
+        self._outputs = self(*args, name=name, **kwargs)._outputs
+
+    def _set_attr(self, **kwargs) -> None:
+        from .compose import set_attr
+        set_attr(self, kwargs)
+
+    def _gen_atomic_symbol(self) -> "Symbol":
+        from .compose import atomic
+        return atomic(self)
+
+    def infer_shape_partial(self, *args, **kwargs):
+        from .infer import infer_shape
+        return infer_shape(self, *args, _partial=True, **kwargs)
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
         from ..io.atomic import write_atomic
@@ -223,7 +274,8 @@ class Symbol:
         return get_backend(backend)(self, args=args, aux=aux, **kwargs)
 
     def copy(self) -> "Symbol":
-        return type(self)(list(self._outputs))
+        """A copy with its own nodes (renaming or re-attributing it leaves the original)."""
+        return rename_vars(self, {})
 
     def __repr__(self) -> str:
         cls = self.__class__.__name__
