@@ -8,3 +8,4 @@ from .symbol_block import SymbolBlock  # noqa: F401
 from . import rnn  # noqa: F401,E402
 from . import model_zoo  # noqa: F401,E402
 from . import utils  # noqa: F401,E402
+from . import loss  # noqa: F401,E402

@@ -10,6 +10,8 @@ import numpy as _onp
 
 from ..ndarray import ndarray
 from . import linalg, random  # noqa: F401
+from ._array_api import *  # noqa: F401,F403
+from ._array_api import __all__ as _a_all
 from ._creation import *  # noqa: F401,F403
 from ._creation import __all__ as _c_all
 from ._index import _getitem, _inplace, _setitem  # noqa: F401
@@ -73,7 +75,7 @@ get_printoptions = _onp.get_printoptions
 __all__ = (["ndarray", "linalg", "random", "pi", "e", "inf", "nan", "newaxis", "dtype",
             "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
             "bool_", "bool", "finfo", "iinfo", "issubdtype", "result_type"]
-           + list(_c_all) + list(_m_all) + list(_p_all) + list(_r_all) + list(_s_all))
+           + list(_a_all) + list(_c_all) + list(_m_all) + list(_p_all) + list(_r_all) + list(_s_all))
 
 
 def shares_memory(a, b, max_work=None):
@@ -102,12 +104,3 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     from ._base import as_nd
     return ndarray(_onp.isclose(as_nd(a)._data, as_nd(b)._data, rtol=rtol, atol=atol,
                                 equal_nan=equal_nan))
-
-
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
-    """Imperative only (data-dependent shape)."""
-    from ._base import as_nd
-    res = _onp.unique(as_nd(ar)._data, return_index, return_inverse, return_counts, axis)
-    if isinstance(res, tuple):
-        return tuple(ndarray(_onp.asarray(r)) for r in res)
-    return ndarray(res)
