@@ -12,7 +12,7 @@ from ._base import as_nd, axis_tuple, default_float, dtype_of, invoke, ndarray
 
 __all__ = ["logspace", "tri", "tril_indices", "indices", "percentile", "quantile", "median",
            "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
-           "flatnonzero", "apply_along_axis"]
+           "flatnonzero", "apply_along_axis", "pad"]
 
 
 def _ctx(device=None, ctx=None) -> str:
@@ -109,3 +109,12 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
         r = func1d(ndarray(v), *args, **kwargs)
         return r.asnumpy() if isinstance(r, ndarray) else r
     return ndarray(_onp.asarray(_onp.apply_along_axis(call, axis, data)))
+
+
+def pad(x, pad_width, mode="constant", constant_values=0, reflect_type="even", **kwargs):
+    """NumPy's `pad` (constant, edge, reflect, symmetric, wrap, maximum, minimum, mean, median)."""
+    if callable(mode) or kwargs:
+        raise NotImplementedError("pad: function modes and stat_length are not supported")
+    return invoke("_npi_pad", [as_nd(x)], {"pad_width": pad_width, "mode": mode,
+                                           "constant_values": float(constant_values),
+                                           "reflect_type": reflect_type})

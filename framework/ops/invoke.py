@@ -5,6 +5,7 @@ from typing import Any
 
 import numpy as _onp
 
+from ..base import MXNetError, OperatorError
 from ..ndarray import ndarray
 from ..symbol import trace as _trace
 from .registry import OpDef, get_op
@@ -26,7 +27,12 @@ def invoke(op: OpDef | str, inputs: list, attrs: dict[str, Any] | None = None,
             if isinstance(x, Symbol):
                 from ..symbol.ops import compose
                 return compose(op, inputs, attrs, name)
-    res = op.kernel(a, *[x._data if isinstance(x, ndarray) else x for x in inputs])
+    try:
+        res = op.kernel(a, *[x._data if isinstance(x, ndarray) else x for x in inputs])
+    except ValueError as e:      # NumPy's complaint, raised as MXNet's error (still a ValueError)
+        if isinstance(e, MXNetError):
+            raise
+        raise OperatorError(f"{op.name}: {e}") from e
     outs = [ndarray(r) for r in res] if isinstance(res, tuple) else [ndarray(res)]
     tracer = _trace.current()
     if tracer is not None:

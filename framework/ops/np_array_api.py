@@ -5,10 +5,12 @@ float creation defaults to float32, index outputs are int64, percentiles of inte
 """
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 from ..base import OperatorError
-from .attrs import Bool, DType, Float, Int, IntOrTuple, Shape, Str
+from .attrs import Attr, Bool, DType, Float, Int, IntOrTuple, Shape, Str
 from .registry import register
 from ._common import F32, I64, is_float
 
@@ -51,6 +53,40 @@ def tril_indices(a):
           infer_type=lambda a, d: [_dt(a, I64)])
 def indices(a):
     return np.indices(a.dimensions, dtype=_dt(a, I64))
+
+
+# -- padding ------------------------------------------------------------------------------------
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "maximum", "minimum", "mean",
+              "median")
+
+
+def _pad_width(v):
+    """`((1, 2), (0, 1))`, `(1, 2)`, `1`, or their string forms → a tuple of (before, after)."""
+    v = ast.literal_eval(v) if isinstance(v, str) else v
+    arr = np.asarray(v, dtype=np.int64)
+    if arr.ndim > 2 or (arr.ndim == 2 and arr.shape[1] != 2) or np.any(arr < 0):
+        raise ValueError(f"pad_width must be non-negative (before, after) pairs, got {v!r}")
+    return tuple(tuple(int(p) for p in row) for row in np.atleast_2d(arr)) if arr.ndim == 2 \
+        else tuple(int(p) for p in np.atleast_1d(arr))
+
+
+def _pad_shape(a, s):
+    width = np.broadcast_to(np.asarray(a.pad_width).reshape(-1, 2) if np.ndim(a.pad_width) == 2
+                            else np.asarray(a.pad_width), (len(s[0]), 2))
+    return [tuple(int(d + lo + hi) for d, (lo, hi) in zip(s[0], width))]
+
+
+@register("_npi_pad", attrs={"pad_width": Attr(_pad_width), "mode": Str("constant",
+                                                                       choices=_PAD_MODES),
+                             "constant_values": Float(0.0), "reflect_type": Str("even")},
+          infer_shape=_pad_shape)
+def pad(a, x):
+    """NumPy's `pad` (every mode); MXNet 2 names the op `_npi_pad`."""
+    kw = {"constant_values": a.constant_values} if a.mode == "constant" else \
+        {"reflect_type": a.reflect_type} if a.mode in ("reflect", "symmetric") else {}
+    if x.size == 0 and a.mode not in ("constant", "empty"):
+        raise OperatorError(f"pad: mode {a.mode!r} cannot extend an empty axis")
+    return np.pad(x, a.pad_width, mode=a.mode, **kw)
 
 
 # -- statistics -------------------------------------------------------------------------------
