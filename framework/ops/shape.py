@@ -331,7 +331,7 @@ def slice_channel(a, x):
     parts = np.split(x, a.num_outputs, axis=a.axis)
     if a.squeeze_axis:
         parts = [np.squeeze(p, axis=a.axis) for p in parts]
-    return tuple(parts)
+    return tuple(parts) if len(parts) > 1 else parts[0]   # one output: an array (kernel convention)
 
 
 def _v2_bounds(a, n):
@@ -384,7 +384,7 @@ def split_v2(a, x):
         sl[ax] = slice(b, e)
         p = x[tuple(sl)]
         outs.append(np.squeeze(p, axis=ax) if a.squeeze_axis else p)
-    return tuple(outs)
+    return tuple(outs) if len(outs) > 1 else outs[0]
 
 
 @register("_npi_rot90", attrs={"k": Int(1), "axes": Shape((0, 1))},
