@@ -4,7 +4,7 @@ THE RULE. A test function (`def test_*` at module level, or a `test_*` method of
 is OUT of scope when its own source, or the source of any module-level function/class of the same
 file that it references (followed transitively), contains one of these markers:
 
-  autograd   names/attributes `autograd`, `record`, `backward`, `attach_grad`, `grad`,
+  autograd   names/attributes `autograd`, `record`, `backward`, `attach_grad`, `grad`, `_grad`,
              `mark_variables`, `zero_grad`, the gradient checkers `check_numeric_gradient`,
              `check_symbolic_backward`, `check_consistency`, `numeric_grad`, or a call of
              `check_gluon_hybridize_consistency` without `test_grad=False`
@@ -12,7 +12,8 @@ file that it references (followed transitively), contains one of these markers:
   gpu        `gpu`, `num_gpus`, `gpu_device`, `assert_raises_cudnn_not_satisfied`,
              `assert_raises_cuda_not_satisfied`
   legacy     the legacy array API: `mx.nd`, `mx.ndarray`, a bare name `nd`, sparse storage
-             (`sparse`, `tostype`, `stype`, `row_sparse`, `csr`, `csr_matrix`, `row_sparse_array`)
+             (`sparse`, `tostype`, `stype`, `row_sparse`, `csr`, `csr_matrix`, `row_sparse_array`;
+             keyword argument names count, as in `Parameter(..., stype='row_sparse')`)
   skipped    a decorator `pytest.mark.skip(...)`, `unittest.skip(...)` (upstream disabled it), or
              `pytest.mark.remote_required` (needs the network)
 
@@ -25,8 +26,8 @@ import ast
 from dataclasses import dataclass
 
 MARKERS = {
-    "autograd": {"autograd", "record", "backward", "attach_grad", "grad", "mark_variables",
-                 "zero_grad", "check_numeric_gradient", "check_symbolic_backward",
+    "autograd": {"autograd", "record", "backward", "attach_grad", "grad", "_grad",
+                 "mark_variables", "zero_grad", "check_numeric_gradient", "check_symbolic_backward",
                  "check_consistency", "numeric_grad"},
     "training": {"Trainer", "optimizer", "Optimizer", "kvstore", "KVStore", "lr_scheduler"},
     "gpu": {"gpu", "num_gpus", "gpu_device", "assert_raises_cudnn_not_satisfied",
@@ -52,7 +53,9 @@ def _words(node: ast.AST) -> set[str]:
         elif isinstance(n, ast.Attribute):
             out.add("nd" if n.attr == "ndarray" and isinstance(n.value, ast.Name)
                     and n.value.id == "mx" else n.attr)
-        elif isinstance(n, ast.Call) and _is_named(n.func, "check_gluon_hybridize_consistency"):
+        elif isinstance(n, ast.keyword) and n.arg in MARKERS["legacy"]:
+            out.add(n.arg)
+        if isinstance(n, ast.Call) and _is_named(n.func, "check_gluon_hybridize_consistency"):
             if not any(k.arg == "test_grad" and isinstance(k.value, ast.Constant)
                        and k.value.value is False for k in n.keywords):
                 out.add("grad")
