@@ -38,3 +38,17 @@ def test_sort_argsort_descending_positional(axis):
                                    -onp.sort(-x, axis))
     onp.testing.assert_array_equal(np.argsort(np.array(x), axis=axis).asnumpy(),
                                    onp.argsort(x, axis, kind="stable"))
+
+
+@pytest.mark.parametrize("fn", ["argmax", "argmin"])
+def test_arg_extremes_of_a_0d_array_and_their_errors(fn):
+    x = np.array(5.0)
+    for axis in (0, -1):
+        got = getattr(np, fn)(x, axis=axis)
+        assert got.shape == getattr(onp, fn)(onp.array(5.0), axis=axis).shape == ()
+        assert int(got) == 0 and got.dtype == onp.int64
+    for bad, axis in [(x, 1), (np.ones((5, 0, 3)), 1), (np.ones((5, 0, 3)), None),
+                      (np.ones((5, 3)), 3)]:
+        with pytest.raises(mx.MXNetError):
+            getattr(np, fn)(bad, axis=axis)
+    assert getattr(np, fn)(np.ones((5, 0, 3)), axis=0).shape == (0, 3)
