@@ -4,3 +4,4 @@ from .rnn_cell import (GRUCell, HybridRecurrentCell, HybridSequentialRNNCell, LS
                        RecurrentCell, RNNCell, SequentialRNNCell)
 from .modifier_cells import (BidirectionalCell, DropoutCell, LSTMPCell, ModifierCell,  # noqa: F401
                              ResidualCell, VariationalDropoutCell, ZoneoutCell)
+from .conv_cells import *  # noqa: F401,F403,E402
