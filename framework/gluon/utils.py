@@ -108,12 +108,12 @@ def download(url: str, path: str | None = None, overwrite: bool = False,
 
     Raises the last error after `retries` attempts (no network → `requests`' ConnectionError)."""
     import requests   # optional dependency, only needed here
+    if not verify_ssl:   # said on every call, even when the file is already there
+        warnings.warn("Unverified HTTPS request is being made (verify_ssl=False). "
+                      "Adding certificate verification is strongly advised.", stacklevel=2)
     fname = _target(url, path)
     if not overwrite and os.path.exists(fname) and (not sha1_hash or check_sha1(fname, sha1_hash)):
         return fname
-    if not verify_ssl:
-        warnings.warn("Unverified HTTPS request is being made (verify_ssl=False). "
-                      "Adding certificate verification is strongly advised.", stacklevel=2)
     folder = os.path.dirname(os.path.abspath(fname))
     os.makedirs(folder, exist_ok=True)
     for attempt in range(max(1, retries)):
