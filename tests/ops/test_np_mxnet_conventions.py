@@ -25,6 +25,9 @@ def test_reduction_of_empty_axis_is_mxnet_error():
 def test_linspace_arguments():
     with pytest.raises(mx.MXNetError, match="non-negative"):
         np.linspace(0, 1, -1)
+    with pytest.raises(mx.MXNetError, match="integer"):
+        np.linspace(0, 1, 2.5)
+    assert np.linspace(0, 1, onp.int64(3)).shape == (3,)
     got = np.linspace(-3, 2, 7, dtype="int32").asnumpy()
     onp.testing.assert_array_equal(got, onp.linspace(-3, 2, 7, dtype="int32"))
 
