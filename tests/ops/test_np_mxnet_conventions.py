@@ -55,3 +55,10 @@ def test_arg_extremes_of_a_0d_array_and_their_errors(fn):
         with pytest.raises(mx.MXNetError):
             getattr(np, fn)(bad, axis=axis)
     assert getattr(np, fn)(np.ones((5, 0, 3)), axis=0).shape == (0, 3)
+
+
+@pytest.mark.parametrize("axis", [0, -1])
+def test_squeeze_of_a_0d_array_along_0_as_numpy(axis):
+    assert np.squeeze(np.array(5.0), axis=axis).shape == onp.squeeze(onp.array(5.0), axis=axis).shape
+    with pytest.raises(mx.MXNetError):
+        np.squeeze(np.array(5.0), axis=1)
