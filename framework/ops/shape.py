@@ -84,7 +84,7 @@ def _squeeze_shape(a, s):
     s = tuple(s[0])
     if a.axis is None:
         return [tuple(d for d in s if d != 1)]
-    if not s and a.axis in (0, -1):    # NumPy (and MXNet) squeeze a 0-d array along 0 / -1
+    if not s and a.axis in (0, -1, (0,), (-1,)):   # NumPy/MXNet squeeze a 0-d array along 0/-1
         return [()]
     axes = norm_axes(a.axis if isinstance(a.axis, tuple) else (a.axis,), len(s), "squeeze")
     for ax in axes:
