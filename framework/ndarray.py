@@ -90,6 +90,11 @@ class ndarray:
         return _front().transpose(self)
 
     @property
+    def mT(self) -> "ndarray":  # noqa: N802 (Array API name)
+        """The last two axes swapped (Array API's matrix transpose)."""
+        return _front().linalg.matrix_transpose(self)
+
+    @property
     def grad(self):
         return self._grad
 

@@ -111,6 +111,7 @@ def test_linalg_additions():
                                 onp.linalg.svd(a, compute_uv=False), rtol=1e-5, atol=1e-6)
     onp.testing.assert_array_equal(np.linalg.matrix_transpose(np.array(a)).asnumpy(),
                                    onp.swapaxes(a, -1, -2))
+    onp.testing.assert_array_equal(np.array(a).mT.asnumpy(), onp.swapaxes(a, -1, -2))
     with pytest.raises(ValueError):
         np.linalg.matrix_transpose(np.zeros((3,)))
     q, _ = onp.linalg.qr(onp.random.rand(3, 3))
