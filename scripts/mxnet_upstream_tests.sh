@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: $0 PATH_TO_MXNET_SOURCE [test_file.py ...]" >&2; exit 2; }
-if [ ! -x .venv-upstream/bin/python ] || ! .venv-upstream/bin/python -c "import scipy" 2>/dev/null; then
+if [ ! -x .venv-upstream/bin/python ] || ! .venv-upstream/bin/python -c "import scipy, requests" 2>/dev/null; then
   python3 -m venv .venv-upstream
   .venv-upstream/bin/python -m pip install --quiet --upgrade pip
   .venv-upstream/bin/python -m pip install --quiet -e ".[test,upstream]"
