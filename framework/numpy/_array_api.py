@@ -12,7 +12,7 @@ from ._base import as_nd, axis_tuple, default_float, dtype_of, invoke, ndarray
 
 __all__ = ["logspace", "tri", "tril_indices", "indices", "percentile", "quantile", "median",
            "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
-           "flatnonzero", "apply_along_axis", "pad"]
+           "flatnonzero", "apply_along_axis", "pad", "unravel_index"]
 
 
 def _ctx(device=None, ctx=None) -> str:
@@ -118,3 +118,10 @@ def pad(x, pad_width, mode="constant", constant_values=0, reflect_type="even", *
     return invoke("_npi_pad", [as_nd(x)], {"pad_width": pad_width, "mode": mode,
                                            "constant_values": float(constant_values),
                                            "reflect_type": reflect_type})
+
+
+def unravel_index(indices, shape, order="C"):
+    """A tuple with one int64 coordinate array per dimension of `shape`."""
+    res = invoke("_npi_unravel_index_fallback", [as_nd(indices)],
+                 {"shape": tuple(int(d) for d in shape), "order": order})
+    return res if isinstance(res, tuple) else (res,)

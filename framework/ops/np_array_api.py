@@ -166,3 +166,13 @@ def lstsq(a, A, B):
     dt = np.result_type(A.dtype, B.dtype, F32)
     x, res, rank, s = np.linalg.lstsq(A.astype(dt), B.astype(dt), rcond=a.rcond)
     return x.astype(dt), res.astype(dt), np.asarray(rank, dtype=I64), s.astype(dt)
+
+
+@register("_npi_unravel_index_fallback", attrs={"shape": Shape(), "order": Str("C")},
+          num_outputs=lambda a: max(len(a.shape), 1),
+          infer_shape=lambda a, s: [tuple(s[0])] * max(len(a.shape), 1),
+          infer_type=lambda a, d: [I64] * max(len(a.shape), 1))
+def unravel_index(a, x):
+    """Flat indices → one coordinate array per dimension of `shape` (int64)."""
+    res = np.unravel_index(x.astype(I64), a.shape, order=a.order)
+    return tuple(np.asarray(r, dtype=I64) for r in res) if len(res) > 1 else np.asarray(res[0], I64)

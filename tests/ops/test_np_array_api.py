@@ -162,3 +162,14 @@ def test_pad_constant_value_and_bad_width():
     onp.testing.assert_array_equal(got, [7, 1, 1, 7])
     with pytest.raises(mx.MXNetError):
         np.pad(np.ones((2,)), (-1, 1))
+
+
+def test_unravel_index_matches_numpy_and_traces():
+    idx = onp.array([[0, 5], [7, 11]], onp.int32)
+    want = onp.unravel_index(idx, (3, 4))
+    imp, hyb = _both(lambda z: np.unravel_index(z, (3, 4)), np.array(idx, dtype="int32"))
+    for got in (imp, hyb):
+        assert len(got) == 2
+        for g, w in zip(got, want):
+            onp.testing.assert_array_equal(g.asnumpy(), w)
+            assert g.dtype == onp.int64
