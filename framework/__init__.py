@@ -12,6 +12,8 @@ from . import symbol as sym  # noqa: F401
 from . import compiler  # noqa: F401  (its optimize_for backends register themselves)
 from . import onnx  # noqa: F401  (so does `onnxruntime`; the onnx packages load only when used)
 from . import gluon  # noqa: F401
+from . import autograd  # noqa: F401
+from . import util  # noqa: F401
 
 context = device = __import__("framework.device", fromlist=["device"])
 __version__ = "2.0.0"

@@ -33,3 +33,7 @@ def brief_list(names, limit: int = 7) -> str:
         return ", ".join(f"'{n}'" for n in names[: limit // 2]) + ", ..., " + \
             ", ".join(f"'{n}'" for n in names[-limit // 2:])
     return ", ".join(f"'{n}'" for n in names)
+
+
+class NotImplementedForSymbol(MXNetError):
+    """An array-only operation (truth value, `asnumpy`…) was asked of a Symbol."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .base import MXNetError, OperatorError
 from .ndarray import ndarray
 from .ops.registry import OpDef, get_op
 from .symbol import trace as _trace
@@ -24,7 +25,12 @@ def invoke(op: OpDef | str, inputs: list, attrs: dict[str, Any] | None = None,
     a = op.parse_attrs(attrs)
     if any(isinstance(x, Symbol) for x in inputs):
         return compose(op, inputs, attrs, name)
-    res = op.kernel(a, *[x._data if isinstance(x, ndarray) else x for x in inputs])
+    try:
+        res = op.kernel(a, *[x._data if isinstance(x, ndarray) else x for x in inputs])
+    except ValueError as e:      # NumPy's complaint, raised as MXNet's error (still a ValueError)
+        if isinstance(e, MXNetError):
+            raise
+        raise OperatorError(f"{op.name}: {e}") from e
     outs = [ndarray(r) for r in res] if isinstance(res, tuple) else [ndarray(res)]
     tracer = _trace.current()
     if tracer is not None:

@@ -80,7 +80,14 @@ class ndarray:
         return self._grad
 
     def attach_grad(self, grad_req: str = "write", stype=None) -> None:
-        self._grad = ndarray(_onp.zeros_like(self._data))
+        """Gradients need training support, which hybridserve does not have: a clear error
+        rather than a gradient buffer that nothing would ever fill."""
+        from .autograd import _MSG, TrainingNotSupportedError
+        raise TrainingNotSupportedError(_MSG)
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True) -> None:
+        from .autograd import _MSG, TrainingNotSupportedError
+        raise TrainingNotSupportedError(_MSG)
 
     def detach(self) -> "ndarray":
         return ndarray(self._data)

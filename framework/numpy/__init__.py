@@ -11,6 +11,8 @@ import numpy as _onp
 from ..ndarray import ndarray
 from . import linalg, random  # noqa: F401
 from ._base import as_nd
+from ._array_api import *  # noqa: F401,F403
+from ._array_api import __all__ as _a_all
 from ._creation import *  # noqa: F401,F403
 from ._creation import __all__ as _c_all
 from ._index import _getitem, _inplace, _setitem  # noqa: F401
@@ -52,6 +54,12 @@ issubdtype = _onp.issubdtype
 result_type = _onp.result_type
 can_cast = _onp.can_cast
 
+# MXNet 2's dtype groups (mxnet.numpy.utils)
+integer_dtypes = [int8, int16, int32, int64, uint8, uint16, uint32, uint64]
+floating_dtypes = [float16, float32, float64]
+numeric_dtypes = [*integer_dtypes, *floating_dtypes]
+boolean_dtypes = [bool_]
+
 pi = _onp.pi
 e = _onp.e
 inf = _onp.inf
@@ -69,7 +77,7 @@ get_printoptions = _onp.get_printoptions
 __all__ = (["ndarray", "linalg", "random", "pi", "e", "inf", "nan", "newaxis", "dtype",
             "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
             "bool_", "bool", "finfo", "iinfo", "issubdtype", "result_type"]
-           + list(_c_all) + list(_m_all) + list(_p_all) + list(_r_all) + list(_s_all))
+           + list(_a_all) + list(_c_all) + list(_m_all) + list(_p_all) + list(_r_all) + list(_s_all))
 
 
 def shares_memory(a, b, max_work=None):
@@ -95,14 +103,6 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return ndarray(_onp.isclose(as_nd(a)._data, as_nd(b)._data, rtol=rtol, atol=atol,
                                 equal_nan=equal_nan))
-
-
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
-    """Imperative only (data-dependent shape)."""
-    res = _onp.unique(as_nd(ar)._data, return_index, return_inverse, return_counts, axis)
-    if isinstance(res, tuple):
-        return tuple(ndarray(_onp.asarray(r)) for r in res)
-    return ndarray(res)
 
 
 _bind_methods(globals())     # ndarray's operators call the functions defined above

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as _onp
 
-from ._base import as_nd, default_float, dtype_of, invoke, ndarray, shape_tuple
+from ..base import OperatorError
+from ._base import as_nd, default_float, dtype_of, invoke, is_int_scalar, ndarray, shape_tuple
 from ._shape import broadcast_to
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
@@ -125,6 +126,8 @@ def arange(start, stop=None, step=1, dtype=None, device=None, ctx=None):
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
              device=None, ctx=None):
+    if not is_int_scalar(num):        # MXNet refuses 2.5 samples (NumPy: TypeError)
+        raise OperatorError(f"linspace: num must be an integer, got {num!r}")
     res = invoke("_npi_linspace", [], {"start": float(start), "stop": float(stop),
                                        "num": int(num), "endpoint": bool(endpoint),
                                        "ctx": _ctx(device or ctx),

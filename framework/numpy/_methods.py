@@ -61,3 +61,5 @@ def bind(namespace: dict) -> None:
     ndarray.__getitem__ = lambda self, key: front._getitem(self, key)
     ndarray.__setitem__ = lambda self, key, value: front._setitem(self, key, value)
     ndarray.T = property(lambda self: front.transpose(self))
+    # the last two axes swapped (the Array API's matrix transpose)
+    ndarray.mT = property(lambda self: front.linalg.matrix_transpose(self))

@@ -288,14 +288,16 @@ def take(a, indices, axis=None, mode="raise", out=None):
     return res
 
 
-def sort(a, axis=-1, kind=None, order=None, descending=False):
+def sort(a, axis=-1, descending=False, stable=True, *, kind=None, order=None):
+    """MXNet 2's (Array-API) signature: the third positional argument is `descending`."""
     a = as_nd(a)
     if axis is None:
         a, axis = ravel(a), -1
     return invoke("sort", [a], {"axis": axis, "is_ascend": not descending})
 
 
-def argsort(a, axis=-1, kind=None, order=None, descending=False):
+def argsort(a, axis=-1, descending=False, stable=True, *, kind=None, order=None):
+    """MXNet 2's (Array-API) signature: the third positional argument is `descending`."""
     a = as_nd(a)
     if axis is None:
         a, axis = ravel(a), -1

@@ -7,7 +7,7 @@ from ._math import absolute
 from ._reduce import max as _max, min as _min, sum as _sum
 
 __all__ = ["norm", "inv", "det", "slogdet", "solve", "cholesky", "svd", "eigh", "eigvalsh",
-           "pinv", "matrix_rank"]
+           "pinv", "matrix_rank", "svdvals", "matrix_transpose", "eig", "eigvals", "lstsq"]
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
@@ -71,12 +71,19 @@ def svd(a):
     return invoke("_npi_svd", [as_nd(a)])
 
 
-def eigh(a, UPLO="L"):
-    return invoke("_npi_eigh", [as_nd(a)], {"UPLO": UPLO})
+def _uplo(upper, UPLO) -> str:
+    """MXNet 2 takes `upper=` (bool); NumPy's `UPLO=` ('L'/'U') is accepted too."""
+    if isinstance(upper, str):
+        return upper.upper()
+    return UPLO.upper() if UPLO is not None else ("U" if upper else "L")
 
 
-def eigvalsh(a, UPLO="L"):
-    return invoke("_npi_eigvalsh", [as_nd(a)], {"UPLO": UPLO})
+def eigh(a, upper=False, UPLO=None):
+    return invoke("_npi_eigh", [as_nd(a)], {"UPLO": _uplo(upper, UPLO)})
+
+
+def eigvalsh(a, upper=False, UPLO=None):
+    return invoke("_npi_eigvalsh", [as_nd(a)], {"UPLO": _uplo(upper, UPLO)})
 
 
 def pinv(a, rcond=1e-15, hermitian=False):
@@ -88,3 +95,30 @@ def matrix_rank(M, tol=None, hermitian=False):
     import numpy as _onp
     return ndarray(_onp.asarray(_onp.linalg.matrix_rank(as_nd(M)._data, tol=tol,
                                                         hermitian=hermitian)))
+
+
+def svdvals(a):
+    """Singular values, descending (the `s` of `svd`)."""
+    return invoke("_npi_svd", [as_nd(a)])[1]
+
+
+def matrix_transpose(a):
+    """Swap the last two axes (Array API)."""
+    a = as_nd(a)
+    if a.ndim < 2:
+        raise ValueError(f"matrix_transpose needs at least 2 dimensions, got shape {a.shape}")
+    return invoke("_npi_swapaxes", [a], {"dim1": -1, "dim2": -2})
+
+
+def eig(a):
+    return invoke("_npi_eig", [as_nd(a)])
+
+
+def eigvals(a):
+    return invoke("_npi_eigvals", [as_nd(a)])
+
+
+def lstsq(a, b, rcond="warn"):
+    """Least squares; `rcond='warn'` (NumPy's old default) means machine precision × max(M, N)."""
+    return invoke("_npi_lstsq", [as_nd(a), as_nd(b)],
+                  {"rcond": None if rcond in ("warn", None) else float(rcond)})

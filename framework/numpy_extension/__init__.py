@@ -11,7 +11,7 @@ from ..ops.registry import has_op
 from ._op import *  # noqa: F401,F403
 from ._op import __all__ as _op_all
 from ._op import _call
-from ._state import (is_np_array, is_np_default_dtype, is_np_shape, reset_np,  # noqa: F401
+from .._np_state import (is_np_array, is_np_default_dtype, is_np_shape, reset_np,  # noqa: F401
                      set_np, set_np_default_dtype, set_np_shape, use_np, use_np_array,
                      use_np_default_dtype, use_np_shape)
 from .utils import from_numpy, gpu_memory_info, load, save, savez, waitall  # noqa: F401

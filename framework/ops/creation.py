@@ -141,7 +141,10 @@ def identity(a):
                                   "endpoint": Bool(True), "ctx": Str(""), "dtype": DType(F32)},
           inputs=(), infer_shape=lambda a, s: [(a.num,)], infer_type=_const_type, strict=True)
 def linspace(a):
-    return np.linspace(a.start, a.stop, a.num, endpoint=a.endpoint).astype(_dt(a))
+    if a.num < 0:
+        raise ShapeError(f"linspace: number of samples, {a.num}, must be non-negative")
+    # integer dtypes round as NumPy does (toward −∞ since NumPy 2), not by truncating floats
+    return np.linspace(a.start, a.stop, a.num, endpoint=a.endpoint, dtype=_dt(a))
 
 
 # -- dtype / identity ---------------------------------------------------------------------------

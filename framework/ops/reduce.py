@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base import OperatorError
 from . import legacy_forms
 from ._common import BOOL, F32, I64, ScalarAttr, is_float, norm_axes, norm_axis
 from .attrs import Bool, DType, Float, Int, IntOrTuple, Shape
@@ -239,16 +240,28 @@ for _name, _fn in [("_npi_std", np.std), ("_npi_var", np.var)]:
              infer_type=lambda a, d: [_mean_dtype(a, d[0])], strict=True)(_stat(_fn))
 
 
+def _scalar_arg(a, name):
+    """argmax/argmin of a 0-d array along `axis` (0 or -1 only): index 0, a 0-d result (NumPy
+    keeps no dimension for it, keepdims or not)."""
+    if a.axis not in (0, -1):
+        raise OperatorError(f"{name}: axis {a.axis} is out of bounds for array of dimension 0")
+    return np.zeros((), dtype=I64)
+
+
 def _np_arg(fn, name):
     def kernel(a, x):
         if a.axis is None:
             r = np.asarray(fn(x.reshape(-1)), dtype=I64)
             return r.reshape((1,) * x.ndim) if a.keepdims else r
+        if x.ndim == 0:       # NumPy reads a 0-d array as one element along axis 0 / -1
+            return _ret(np.asarray(_scalar_arg(a, name), dtype=I64))
         ax = norm_axis(a.axis, x.ndim, name)
         return _ret(fn(x, axis=ax, keepdims=a.keepdims).astype(I64, copy=False))
 
     def shape(a, s):
         s = s[0]
+        if len(s) == 0 and a.axis is not None:
+            return [np.shape(_scalar_arg(a, name))]
         if a.axis is None:
             return [(1,) * len(s) if a.keepdims else ()]
         return [_np_out_shape(s, (norm_axis(a.axis, len(s), name),), a.keepdims)]

@@ -85,6 +85,8 @@ def _squeeze_shape(a, s):
     s = tuple(s[0])
     if a.axis is None:
         return [tuple(d for d in s if d != 1)]
+    if not s and a.axis in (0, -1, (0,), (-1,)):   # NumPy/MXNet squeeze a 0-d array along 0/-1
+        return [()]
     axes = norm_axes(a.axis if isinstance(a.axis, tuple) else (a.axis,), len(s), "squeeze")
     for ax in axes:
         if s[ax] != 1:
@@ -385,7 +387,7 @@ def split_v2(a, x):
         sl[ax] = slice(b, e)
         p = x[tuple(sl)]
         outs.append(np.squeeze(p, axis=ax) if a.squeeze_axis else p)
-    return tuple(outs)
+    return tuple(outs) if len(outs) > 1 else outs[0]
 
 
 @register("_npi_rot90", attrs={"k": Int(1), "axes": Shape((0, 1))},

@@ -1,6 +1,6 @@
 """Symbolic graphs: `var`, `Group`, `load`/`load_json`, and MXNet's symbol API (`mx.sym.<Op>`)."""
 from ..ops.registry import has_op
-from . import infer, trace  # noqa: F401
+from . import _internal, infer, trace  # noqa: F401
 from ._methods import bind as _bind_methods
 from .graph import Group, Node, Symbol, Variable, var  # noqa: F401
 from .json_io import load, load_json  # noqa: F401

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from typing import Iterable, Iterator
 
-from ..base import GraphFormatError
+from ..base import GraphFormatError, NotImplementedForSymbol
 from ..io.dtypes import dtype_flag
 from ..ops.attrs import Attrs
 from ..ops.registry import OpDef, get_op
@@ -164,7 +164,8 @@ class Symbol:
         return Symbol(ents)            # legacy Symbol even for a numpy _Symbol (as MXNet)
 
     def get_children(self) -> "Symbol | None":
-        ents = [e for n, _ in self._outputs for e in n.inputs]
+        heads = list({id(n): n for n, _ in self._outputs}.values())   # a node's outputs share inputs
+        ents = [e for n in heads for e in n.inputs]
         return Symbol(ents) if ents else None
 
     def __getitem__(self, key) -> "Symbol":
@@ -202,11 +203,21 @@ class Symbol:
     def has_dynamic_shape_op(self) -> bool:
         return False
 
+    def __copy__(self) -> "Symbol":
+        return self.copy()
+
+    def __deepcopy__(self, memo) -> "Symbol":
+        return self.copy()
+
+    def __bool__(self):
+        raise NotImplementedForSymbol("the truth value of a Symbol is not defined (it holds no values)")
+
     def optimize_for(self, backend: str, args=None, aux=None, device=None, **kwargs) -> "Symbol":
         return get_backend(backend)(self, args=args, aux=aux, **kwargs)
 
     def copy(self) -> "Symbol":
-        return type(self)(list(self._outputs))
+        """A copy with its own nodes (renaming or re-attributing it leaves the original)."""
+        return rename_vars(self, {})
 
     def __repr__(self) -> str:
         cls = self.__class__.__name__

@@ -31,7 +31,21 @@ def infer_shapes(sym: Symbol, known: dict[str, tuple], *,
     """Shape of every entry `(id(node), output)`; None where unknown.
 
     `tolerant=True` (summaries, graph views, limit checks): a node whose shapes cannot be
-    inferred becomes unknown, with what depends on it, instead of raising."""
+    inferred becomes unknown, with what depends on it, instead of raising. Variables whose
+    shapes are learnt from a sibling input (`_from_sibling`) feed one more pass, so ops that
+    read them before that node see them too."""
+    shapes = _one_pass(sym, known, tolerant)
+    for _ in range(3):
+        learnt = {n.name: shapes[(id(n), 0)] for n in sym._vars()
+                  if shapes.get((id(n), 0)) is not None and n.name not in known}
+        if not learnt or all(_attr_shape(n) is not None for n in sym._vars() if n.name in learnt):
+            break
+        known = {**known, **learnt}
+        shapes = _one_pass(sym, known, tolerant)
+    return shapes
+
+
+def _one_pass(sym: Symbol, known: dict[str, tuple], tolerant: bool) -> dict:
     shapes: dict[tuple[int, int], tuple | None] = {}
     for n in sym.topo():
         if n.is_var:
@@ -64,16 +78,36 @@ def _node_shapes(n, shapes: dict) -> list | None:
                 shapes[(id(src), i)] = tuple(f)
         ins = [shapes.get((id(src), i)) for src, i in n.inputs]
     if any(s is None for s in ins):
-        return None
+        return _from_sibling(n, ins, shapes)
     try:
         return list(n.op.shapes(n.parsed, ins))
     except Exception as e:  # noqa: BLE001
         raise ShapeError(f"node '{n.name}' (op {n.opname}) cannot take input shapes {ins}: {e}") from None
 
 
-def infer_shape(sym: Symbol, *args, _as_dict: bool = False, **kwargs):
-    """MXNet's `Symbol.infer_shape`: (arg_shapes, out_shapes, aux_shapes)."""
-    known = dict(kwargs)
+def _from_sibling(n: Node, ins: list, shapes: dict) -> list | None:
+    """An elementwise node with some inputs unknown: when giving them a known input's shape
+    makes the op return that same shape, that is the output shape, and unknown *variables*
+    among the inputs take it too (MXNet infers `elemwise_add(x, v)`'s `v` backwards)."""
+    known = next((s for s in ins if s is not None), None)
+    if known is None or len(ins) < 2 or n.num_outputs() != 1:
+        return None
+    try:
+        outs = list(n.op.shapes(n.parsed, [s if s is not None else known for s in ins]))
+    except Exception:  # noqa: BLE001  (not elementwise: stays unknown)
+        return None
+    if [tuple(o) for o in outs] != [tuple(known)]:
+        return None
+    for (src, i), s in zip(n.inputs, ins):
+        if s is None and src.is_var:
+            shapes[(id(src), i)] = tuple(known)
+    return outs
+
+
+def infer_shape(sym: Symbol, *args, _as_dict: bool = False, _partial: bool = False, **kwargs):
+    """MXNet's `Symbol.infer_shape`: (arg_shapes, out_shapes, aux_shapes), or (None, None, None)
+    when some shape stays unknown; `_partial=True` (`infer_shape_partial`) gives `()` for those."""
+    known = {k: v for k, v in kwargs.items() if v is not None}
     if args:
         known.update({n: s for n, s in zip(sym.list_arguments(), args) if s is not None})
     shapes = infer_shapes(sym, known)
@@ -83,6 +117,10 @@ def infer_shape(sym: Symbol, *args, _as_dict: bool = False, **kwargs):
     arg = [shapes[(id(nodes[a]), 0)] for a in sym.list_arguments()]
     aux = [shapes[(id(nodes[a]), 0)] for a in sym.list_auxiliary_states()]
     out = [shapes.get((id(n), i)) for n, i in sym.outputs]
+    if _partial:
+        return tuple([() if s is None else s for s in part] for part in (arg, out, aux))
+    if any(s is None for part in (arg, out, aux) for s in part):
+        return None, None, None
     return arg, out, aux
 
 

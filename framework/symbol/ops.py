@@ -67,6 +67,8 @@ def make_symbol_function(opname: str):
         attrs = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol)}
         if attr:
             attrs.update(attr)
+        if "num_args" in op.attrs and "num_args" not in attrs:
+            attrs["num_args"] = len(args) + len(named)   # variadic ops count their inputs
         return compose(op, list(args), attrs, name, named)
     fn.__name__ = opname
     return fn

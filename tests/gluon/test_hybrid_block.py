@@ -395,3 +395,15 @@ def test_opt_constraint_marks_ops_recorded_inside_it():
              if not n.is_var}
     assert marks == {"FullyConnected": "1", "_npi_exp": None}
     assert HybridBlock.OptConstraint.get_flags() == 0
+
+
+def test_autograd_is_reachable_and_refuses_clearly():
+    from framework.autograd import TrainingNotSupportedError
+    assert mx.autograd.is_recording() is False          # reachable right after `import framework`
+    x = mx.np.ones((2,))
+    with pytest.raises(TrainingNotSupportedError, match="inference only"):
+        x.attach_grad()
+    with pytest.raises(TrainingNotSupportedError):
+        mx.autograd.record()
+    with pytest.raises(TrainingNotSupportedError):
+        x.backward()

@@ -11,3 +11,4 @@ from .normalization import *  # noqa: F401,F403,E402
 from .embedding import *  # noqa: F401,F403,E402
 from .advanced_activations import *  # noqa: F401,F403,E402
 from .containers import *  # noqa: F401,F403,E402
+from .pixel_shuffle import *  # noqa: F401,F403,E402

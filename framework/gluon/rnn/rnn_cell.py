@@ -145,9 +145,19 @@ class _GatedCell(HybridRecurrentCell):
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}({self._mapping()})"
 
-    def infer_shape(self, inputs, *args) -> None:
-        # MXNet 2 leaves this to the caller; we read the input width from the first step
-        self.i2h_weight.shape = (self._gates * self._hidden_size, inputs.shape[inputs.ndim - 1])
+    def _out_width(self) -> int:
+        return self._hidden_size
+
+    def infer_shape(self, *args) -> None:
+        """MXNet 2's `infer_shape(i, x, is_bidirect)`: layer `i` of a stack reads `x`'s width
+        (i == 0) or the previous layer's outputs (both directions when `is_bidirect`). Called
+        with `(inputs, states)` on a deferred first step, it reads the inputs' width."""
+        if args and isinstance(args[0], int):
+            i, x, bidir = (list(args) + [None, False])[:3]
+            width = x.shape[x.ndim - 1] if i == 0 else self._out_width() * (2 if bidir else 1)
+        else:
+            width = args[0].shape[args[0].ndim - 1]
+        self.i2h_weight.shape = (self._gates * self._hidden_size, width)
 
     def _projections(self, inputs, h):
         n = self._gates * self._hidden_size
@@ -262,6 +272,14 @@ class _SeqCellMixin:
             next_states.extend(states)
         return inputs, next_states
 
+    def _infer_layers(self, x, is_bidirect: bool) -> None:
+        for j, (_, cell) in enumerate(self._child_items()):
+            cell.infer_shape(j, x, is_bidirect)
+
+    def infer_shape(self, i, x, is_bidirect=False) -> None:
+        """MXNet 2's stack signature: child `j` is layer `j`."""
+        self._infer_layers(x, is_bidirect)
+
     def __getitem__(self, i):
         return self._children[str(i)]()
 
@@ -289,7 +307,11 @@ class HybridSequentialRNNCell(_SeqCellMixin, HybridRecurrentCell):
         self._layers: list = []
 
     def infer_shape(self, *args) -> None:
-        pass                         # children infer their own shapes on their first call
+        """`infer_shape(i, x, is_bidirect)` (MXNet 2): child `j` is layer `j` of the stack (the
+        hybrid stack's layers are one-directional). Called by a deferred first step instead,
+        children infer on their own first call."""
+        if args and isinstance(args[0], int):
+            self._infer_layers(args[1], False)
 
     def forward(self, inputs, states):
         return self._step(inputs, states)
