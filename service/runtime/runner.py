@@ -428,7 +428,8 @@ class Runner:
         return {"name": self.name, "versions": versions, "platform": self.config.platform,
                 "inputs": [s.public() for s in self.inputs],
                 "outputs": [s.public() for s in self.outputs],
-                "parameters": self.engine.parameters()}
+                # the config's own parameters (an ignored MMS handler…) beside the engine's
+                "parameters": {**self.config.parameters, **self.engine.parameters()}}
 
     def triton_config(self) -> dict:
         """Triton's model-config JSON; the engine joins the config's own `parameters` (Triton's

@@ -64,6 +64,8 @@ def test_custom_handler_reported_in_config(http):
     cfg = http.get("/v2/models/mar_custom/config").json()
     assert "custom MMS handler 'my_service:handle' ignored" in cfg["description"]
     assert "never run" in cfg["parameters"]["mms_handler_ignored"]["string_value"]
+    meta = http.get("/v2/models/mar_custom").json()          # the model metadata says it too
+    assert "never run" in meta["parameters"]["mms_handler_ignored"]
     r = http.post("/v2/models/mar_custom/infer", json=infer_json("mar_custom", REF["mlp_input"]))
     out = r.json()["outputs"][0]      # served on its tensors: the handler's doubling is not applied
     np.testing.assert_allclose(np.array(out["data"], np.float32).reshape(out["shape"]),
