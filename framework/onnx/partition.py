@@ -15,16 +15,17 @@ from typing import Mapping
 
 import numpy as np
 
+from .._heap import trim_heap
 from ..base import MXNetError
 from ..compiler.passes.partition import Region, contract, expand, find_groups
+from ..ops.lowering import OnnxLoweringError
 from ..ops.registry import get_op
 from ..symbol.backends import register_backend
 from ..symbol.graph import Node, Symbol
 from ..symbol.infer import _attr_shape, infer_dtypes
-from ..ops.lowering import OnnxLoweringError
 from .build import lowerable
 from .deps import require
-from .runtime import FEATURE, OrtSubgraph, SessionConfig, trim_heap
+from .runtime import FEATURE, OrtSubgraph, SessionConfig
 from .shapes import graph_shapes, resolved, varying_axes
 
 OP = "_sg_onnxruntime"

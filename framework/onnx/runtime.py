@@ -13,8 +13,6 @@ BatchNorm does, and MXNet's subgraph backends): after `set_data`/`load_parameter
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import threading
 from dataclasses import dataclass
@@ -75,18 +73,6 @@ def make_session(model, config: SessionConfig):
     so.log_severity_level = 3
     data = model if isinstance(model, bytes) else model.SerializeToString()
     return ort.InferenceSession(data, so, providers=config.provider_list(ort))
-
-
-def trim_heap() -> None:
-    """Give the C heap's free pages back to the OS (glibc only). Lowering copies the parameters
-    into the ModelProto and its serialised bytes, which are freed once the session holds its own
-    (folded, pre-packed) weights; without this, ResNet-50's resident memory keeps ~180 MB of
-    those freed copies (bench/RESULTS.md)."""
-    name = ctypes.util.find_library("c")
-    try:
-        ctypes.CDLL(name).malloc_trim(0)
-    except (OSError, AttributeError, TypeError):     # not glibc: nothing to do
-        pass
 
 
 class _Session:

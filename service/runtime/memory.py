@@ -14,8 +14,6 @@ garbage collection and glibc's `malloc_trim(0)` (through ctypes, where the platf
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import os
 import threading
@@ -25,22 +23,11 @@ from typing import Callable, TypeVar
 
 import numpy as np
 
+from framework._heap import trim_heap
+
 T = TypeVar("T")
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _measure_lock = threading.Lock()
-
-
-def _load_malloc_trim() -> Callable[[int], int] | None:
-    name = ctypes.util.find_library("c")
-    try:
-        fn = getattr(ctypes.CDLL(name), "malloc_trim")   # glibc only (not musl, macOS)
-    except (OSError, AttributeError, TypeError):
-        return None
-    fn.argtypes, fn.restype = [ctypes.c_size_t], ctypes.c_int
-    return fn
-
-
-_malloc_trim = _load_malloc_trim()
 
 
 def rss_bytes() -> int:
@@ -55,8 +42,7 @@ def rss_bytes() -> int:
 def trim() -> None:
     """Collect garbage and hand free allocator memory back to the OS (glibc)."""
     gc.collect()
-    if _malloc_trim is not None:
-        _malloc_trim(0)
+    trim_heap()
 
 
 def _read_int(p: Path) -> int | None:
