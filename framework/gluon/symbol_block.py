@@ -49,14 +49,15 @@ class SymbolBlock(HybridBlock):
             inputs = [var(i, dtype="float32") for i in input_names]   # no params: fp32 inference
         else:
             inputs = [var(i).as_np_ndarray() for i in input_names]   # types come from the params
-        return SymbolBlock(sym.as_np_ndarray(), inputs)
+        return SymbolBlock(sym.as_np_ndarray(), inputs, _types_from_file=not typed)
 
     def __repr__(self) -> str:
         graph = self._cached_graph[1]
         return (f"{self.__class__.__name__}(\n{graph!r} : {len(self._cached_graph[0])} -> "
                 f"{len(graph.list_outputs())}\n)")
 
-    def __init__(self, outputs, inputs, params: dict | None = None):
+    def __init__(self, outputs, inputs, params: dict | None = None, *,
+                 _types_from_file: bool = False):
         super().__init__()
         if isinstance(inputs, Symbol) and len(inputs) == 1:
             inputs = [inputs]
@@ -75,8 +76,11 @@ class SymbolBlock(HybridBlock):
                                          "because its storage type is 'row_sparse'.")
         out = Group(outs) if len(outs) > 1 else outs[0]
         arg_names, aux_names = out.list_arguments(), out.list_auxiliary_states()
-        types = _infer_param_types(syms, out)
         params = dict(params or {})
+        # MXNet warns about an untyped input even when every parameter's dtype comes from given
+        # params or a params file; warn only when the user can act (parameters created here)
+        created = set(arg_names + aux_names) - set(params) - input_names
+        types = _infer_param_types(syms, out, warn=bool(created) and not _types_from_file)
         unused = set(params) - set(arg_names) - set(aux_names)
         if unused:
             raise ValueError(f"{unused} params are unused by the model.")
@@ -184,12 +188,14 @@ class SymbolBlock(HybridBlock):
                                 self._reg_params[base + s].cast("float32")
 
 
-def _infer_param_types(inputs: list[Symbol], out: Symbol) -> dict:
+def _infer_param_types(inputs: list[Symbol], out: Symbol, warn: bool = True) -> dict:
     """Parameter dtypes from the input variables' dtypes (float32 when an input is untyped)."""
     known = {}
     for s in inputs:
         flag = s.outputs[0][0].attrs.get("__dtype__")
         if flag is None:
+            if not warn:
+                return {}
             unknown = [f"{a}: None" for a in s.list_arguments()][:10]
             warnings.warn("Cannot decide type for the following arguments. Consider providing "
                           "them as input:\n\t" + "\n\t".join(unknown), stacklevel=3)

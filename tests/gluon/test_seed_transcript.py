@@ -21,6 +21,10 @@ Deliberate differences (the allow-list; keep it short):
 * RANDOM - values computed from random initial weights are checked for range, not equality
   (MXNet's RNG stream cannot be reproduced).
 * SET_ORDER - names MXNet prints from a Python set of uuids (order varies run to run) are sorted.
+* TYPED_BY_PARAMS - MXNet warns "Cannot decide type" for an untyped input even when every
+  parameter's dtype comes from a params file or given Parameters; hybridserve warns only when
+  parameters are created without a dtype source (issue 18: warn when the user can act). In these
+  records that warning is dropped from MXNet's side.
 * IGNORED also holds the npz members' ZIP flag bits (framework/io's business, reported).
 * MXNet's native stderr (storage manager, fallback-operator logging) is not compared.
 """
@@ -59,6 +63,13 @@ XFAIL = {
         "(AttributeError: 'tuple' object has no attribute 'name'); ours resets the devices",
 }
 PATCHES = {"semantics.ndarray_repr": ("record['legacy_nd'] = repr(mx.nd.ones((2, 2)))\n", "")}
+TYPED_BY_PARAMS = {
+    "hybridblock.export_imports_resnet18_np",
+    "hybridblock.alexnet_symbolblock_all_params_error",
+    "hybridblock.alexnet_symbolblock_used_params_error",
+    "tutorial.symbolblock_imports_unsuppressed",
+    "semantics.symbolblock_repr_and_imports_warning",
+}
 IGNORED = {
     ("semantics.ndarray_repr", "legacy_nd"),
     # ZIP flag bits of the npz members (MXNet streams them: data descriptor + UTF-8 names);
@@ -187,6 +198,9 @@ def _prepare(rec: dict, rid: str, expected: bool) -> dict:
     rec["values"] = dict(rec["values"] or {})
     if expected:
         rec = _map_types(rec)
+    if expected and rid in TYPED_BY_PARAMS:
+        rec["warnings"] = [w for w in rec["warnings"] or []
+                           if not w["message"].startswith("Cannot decide type")]
     if rec["error"]:
         rec["error"] = {"type": rec["error"]["type"], "message": rec["error"]["message"]}
     for (r, key) in IGNORED:

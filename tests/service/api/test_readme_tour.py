@@ -23,6 +23,7 @@ def test_python_example_then_tritonclient_snippet(tmp_path, http, server):
     r = subprocess.run([sys.executable, "-c", example], cwd=tmp_path, capture_output=True,
                        text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
     assert r.returncode == 0, r.stderr
+    assert "Warning" not in r.stderr, r.stderr     # nothing for the user to act on (issue 18)
     m = re.search(r"outputs: \(1, 2\) max \|difference\| after the round trip: (\S+)", r.stdout)
     assert m and float(m[1]) < 1e-5, r.stdout
     files = {"symbol": ("mymlp-symbol.json", (tmp_path / "mymlp-symbol.json").read_bytes()),
