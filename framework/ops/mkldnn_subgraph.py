@@ -196,6 +196,7 @@ def _quantized_conv_weights(a: Attrs, get: dict, data_dtype) -> dict:
         prep["requant"] = None
         prep["range"] = (-top, top)
     prep["out_scale"] = np.float32(out_scale)
+    prep["wscales"] = np.broadcast_to(np.float32(ws), (w.shape[0],)).astype(np.float32)
     prep["weight"] = q.quantize_weight(w, np.broadcast_to(ws, (w.shape[0],))).astype(np.float32)
     prep["bias"] = None if b is None else q.quantize_bias(b, ws * data_scale).astype(np.float32)
     return prep
@@ -403,3 +404,190 @@ def sg_mkldnn_fully_connected(a: Attrs, *ins: np.ndarray):
     sg = _sg(a)
     y = fully_connected.kernel(sg["main"], get["data"], get["weight"], get.get("bias"))
     return _eltwise(*sg["act"], y) if a.with_eltwise and sg["act"] is not None else y
+
+
+# -- ONNX lowerings -----------------------------------------------------------------------------
+from . import _int8_onnx as qo  # noqa: E402
+from .conv import conv_params  # noqa: E402
+from .lowering import Unsupported, lowers, refuse_if  # noqa: E402
+
+_ONNX_ACTS = {"logistic": "Sigmoid", "tanh": "Tanh", "soft_relu": "Softplus", "square": None,
+              "sqrt": "Sqrt", "exp": "Exp", "abs": "Abs"}
+
+
+def _params(ctx, node, ins: list[str], names: list[str]) -> dict:
+    """The node's inputs by MXNet name, parameters as their arrays (folded at build time)."""
+    get = {}
+    for k, name in zip(names, ins):
+        v = ctx.value(name)
+        get[k] = v if v is not None else name
+    for k in ("weight", "bias", "gamma", "beta", "mean", "var"):
+        if k in get and isinstance(get[k], str):
+            raise Unsupported(f"its {k} is not a parameter")
+    return get
+
+
+def _eltwise_onnx(ctx, act: tuple, y: str, levels=None) -> str:
+    """oneDNN's eltwise on real values; kinds MXNet applies on output levels (sigmoid…) are
+    computed there (`levels`: the output's levels per real unit)."""
+    kind, alpha = act
+    if kind == "relu":
+        return ctx.op("LeakyRelu", [y], alpha=alpha) if alpha else ctx.op("Relu", [y])
+    if kind == "bounded_relu":
+        return ctx.op("Clip", [y, ctx.scalar(0.0, y), ctx.scalar(alpha, y)])
+    scale = None if levels is None else ctx.const(np.float32(levels), hint="levels")
+    z = ctx.op("Mul", [y, scale]) if scale else y
+    z = ctx.op("Mul", [z, z]) if kind == "square" else ctx.op(_ONNX_ACTS[kind], [z])
+    return ctx.op("Div", [z, scale]) if scale else z
+
+
+def _conv_onnx_attrs(conv: Attrs) -> dict:
+    nd = len(conv.kernel)
+    stride, pad, dilate = conv_params(conv, nd)
+    return dict(kernel_shape=list(conv.kernel), strides=list(stride), pads=list(pad) * 2,
+                dilations=list(dilate), group=conv.num_group)
+
+
+def _bound(ctx, name: str, dtype=np.float32) -> str:
+    ctx.bind(name, ctx.out_shape(0), np.dtype(dtype), ctx.out_varying[0])
+    return name
+
+
+def _quantized_conv_onnx(ctx, node, ins) -> list[str]:
+    a, sg = node.parsed, _sg(node.parsed)
+    get = _params(ctx, node, ins, _conv_input_names(a))
+    lo, hi = qo.const_range(ctx, ins[len(ins) - (4 if a.with_sum else 2)],
+                            ins[len(ins) - (3 if a.with_sum else 1)])
+    get["data_min"], get["data_max"] = np.float32(lo), np.float32(hi)
+    xdt = ctx.dtype(ins[0])
+    prep = _quantized_conv_weights(a, get, xdt)
+    ds, steps = prep["data_scale"], np.float32(1) / prep["wscales"]
+    x = qo.as_uint8_kernel(ctx, ins[0], np.float32(1) / ds)
+    w = qo.channel_dequantize(ctx, prep["weight"].astype(np.int8), steps)
+    conv_ins = [x, w]
+    if prep["bias"] is not None:
+        conv_ins.append(qo.channel_dequantize(ctx, prep["bias"].astype(np.int32), steps / ds))
+    y = _bound(ctx, ctx.op("Conv", conv_ins, **_conv_onnx_attrs(sg["main"])))
+    out_dt = ctx.out_dtypes[0]
+    # MXNet's in-place sum writes levels of the sum's type (see sg_mkldnn_conv)
+    level_dt = ctx.dtype(get["sum"]) if a.with_sum else out_dt
+    step = 1 / prep["out_scale"]
+    if level_dt == np.int8 and out_dt == np.uint8:
+        # ReLU'd int8 levels read as uint8: the uint8 levels (ReLU = their saturation at 0)
+        # capped at 127, int8's top
+        y = _conv_post_ops_onnx(ctx, a, prep, get, y, True)
+        out = ctx.op("Min", [qo.quantize(ctx, y, step, np.uint8), ctx.const(np.uint8(127))])
+    else:
+        y = _conv_post_ops_onnx(ctx, a, prep, get, y, level_dt == np.uint8)
+        out = qo.to_levels(ctx, y, step, level_dt)
+        if level_dt != out_dt:                # bit for bit (ONNX Runtime's Cast wraps)
+            out = ctx.op("Cast", [out], to=ctx.tensor_type(out_dt))
+    return [out, *qo.range_outputs(ctx, *prep["range"])]
+
+
+def _conv_post_ops_onnx(ctx, a: Attrs, prep: dict, get: dict, y: str, to_uint8: bool) -> str:
+    """`to_uint8`: the levels written are uint8, whose saturation at 0 is a final ReLU."""
+    sg = _sg(a)
+    act = sg["act"] if a.with_act else None
+    if act is not None and not (act[0] == "bounded_relu" and not a.with_sum):
+        if act != ("relu", 0.0) or a.with_sum or not to_uint8:
+            y = _bound(ctx, _eltwise_onnx(ctx, act, y, prep["out_scale"]))
+    if a.with_sum:
+        s = get["sum"]
+        if isinstance(get["sum_min"], str) or isinstance(get["sum_max"], str):
+            raise Unsupported("its sum's range is computed at run time")
+        lo, hi = q.scalar(get["sum_min"]), q.scalar(get["sum_max"])
+        if INTERMEDIATE_SUM:
+            y = _requantized_for_sum(ctx, a, y, q.abs_max(lo, hi))
+        y = _bound(ctx, ctx.op("Add", [y, qo.as_uint8_kernel(ctx, s, qo.level(ctx.dtype(s), lo,
+                                                                             hi))]))
+    if a.with_postsum_act and sg["postsum_act"] is not None:
+        if not (sg["postsum_act"] == ("relu", 0.0) and to_uint8):
+            y = _bound(ctx, _eltwise_onnx(ctx, sg["postsum_act"], y, prep["out_scale"]))
+    return y
+
+
+INTERMEDIATE_SUM = True
+
+
+def _requantized_for_sum(ctx, a: Attrs, y: str, sum_amax) -> str:
+    """The convolution's own part of a residual sum, rounded to uint8 levels around 128 over
+    ±(|output| + |sum|): ONNX Runtime then runs QLinearConv + QLinearAdd instead of a float
+    convolution (an extra rounding of at most half a level of this wider range)."""
+    step = (q.abs_max(a.min_calib_range, a.max_calib_range) + sum_amax) / q.INT8_RANGE
+    return qo.dequantize(ctx, qo.quantize(ctx, y, step, np.uint8, 128), step, np.uint8, 128)
+
+
+def _float_conv_onnx(ctx, node, ins) -> str:
+    a, sg = node.parsed, _sg(node.parsed)
+    get = _params(ctx, node, ins, _conv_input_names(a))
+    w, b = _conv_weights(a, get)
+    conv_ins = [ins[0], ctx.const(w, hint="weight")] + ([] if b is None else
+                                                        [ctx.const(b, hint="bias")])
+    y = _bound(ctx, ctx.op("Conv", conv_ins, **_conv_onnx_attrs(sg["main"])))
+    if a.with_act and sg["act"] is not None:
+        y = _bound(ctx, _eltwise_onnx(ctx, sg["act"], y))
+    if a.with_sum:
+        y = _bound(ctx, ctx.op("Add", [y, get["sum"]]))
+    if a.with_postsum_act and sg["postsum_act"] is not None:
+        y = _eltwise_onnx(ctx, sg["postsum_act"], y)
+    return y
+
+
+def _int32_output(a: Attrs) -> bool:
+    return a.quantized and (a.min_calib_range is None or a.max_calib_range is None)
+
+
+@lowers(sg_mkldnn_conv, check=refuse_if(
+    uncalibrated_int32_output=lambda a: _int32_output(a)))
+def _sg_conv_onnx(ctx, node, ins):
+    return _quantized_conv_onnx(ctx, node, ins) if node.parsed.quantized else \
+        _float_conv_onnx(ctx, node, ins)
+
+
+def _fc_real_weights(a: Attrs, get: dict, data_dtype) -> tuple:
+    """Dequantized weights and bias of a quantized FC: W_real·x_real equals MXNet's int32
+    product rescaled (float32 rounding aside)."""
+    prep = _quantized_fc_weights(a, get, data_dtype)
+    data_scale = q.quant_scale(data_dtype, get["min_data"], get["max_data"])
+    unit = np.float32(1) / data_scale
+    per_out = (prep["scale"] if prep["scale"] is not None else unit) / unit
+    w = (prep["weight"] * per_out).T.astype(np.float32)           # (out, in), real units
+    b = None if prep["bias"] is None else (prep["bias"] * per_out * unit).astype(np.float32)
+    return w, b, prep
+
+
+@lowers(sg_mkldnn_fully_connected, check=refuse_if(
+    uncalibrated_int32_output=lambda a: _int32_output(a) and not a.enable_float_output))
+def _sg_fc_onnx(ctx, node, ins):
+    a, sg = node.parsed, _sg(node.parsed)
+    fc = sg["main"]
+    names = _fc_input_names(a)
+    get = _params(ctx, node, ins, names)
+    x = ins[0]
+    if a.quantized:
+        lo, hi = qo.const_range(ctx, ins[names.index("min_data")], ins[names.index("max_data")])
+        for k in ("min_weight", "max_weight", "min_bias", "max_bias"):
+            if k in get and isinstance(get[k], str):
+                raise Unsupported(f"its {k} is not a parameter")
+        get["min_data"], get["max_data"] = lo, hi
+        w, b, prep = _fc_real_weights(a, get, ctx.dtype(x))
+        x = qo.dequantize(ctx, x, qo.level(ctx.dtype(x), lo, hi))
+    else:
+        w, b = get["weight"], get.get("bias")
+    x = ctx.op("Flatten", [x], axis=1) if fc.flatten else x
+    if fc.flatten or ctx.rank(ins[0]) == 2:
+        y = ctx.op("Gemm", [x, ctx.const(w, hint="weight")] + ([] if b is None else
+                                                                [ctx.const(b, hint="bias")]),
+                   transB=1)
+    else:
+        y = ctx.op("MatMul", [x, ctx.const(np.ascontiguousarray(w.T), hint="weight")])
+        y = y if b is None else ctx.op("Add", [y, ctx.const(b, hint="bias")])
+    y = _bound(ctx, y)
+    if a.with_eltwise and sg["act"] is not None:
+        y = _bound(ctx, _eltwise_onnx(ctx, sg["act"], y))
+    if not a.quantized or a.enable_float_output:
+        return y
+    out_dt = ctx.out_dtypes[0]
+    return [qo.quantize(ctx, y, 1 / prep["out_scale"], out_dt),
+            *qo.range_outputs(ctx, *prep["range"])]

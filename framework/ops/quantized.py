@@ -240,3 +240,108 @@ def quantized_elemwise_add(a: Attrs, x, y, x_lo, x_hi, y_lo, y_hi):
             y, fy = q.saturate(y * fy, np.int8), np.float32(1)
     total = x.astype(np.float32) * fx + y.astype(np.float32) * fy
     return q.saturate(total, dt), *q.range_out(lo, hi)
+
+
+# -- ONNX lowerings (QDQ: ONNX Runtime fuses them into its integer kernels) ---------------------
+from . import _int8_onnx as qo  # noqa: E402
+from .lowering import lowers, refuse_if  # noqa: E402
+
+_uncalibrated = refuse_if(its_range_is_computed_at_run_time=lambda a: not _has_calib(a))
+
+
+@lowers(quantize_v2, check=refuse_if(
+    its_range_is_computed_at_run_time=lambda a: not _has_calib(a),
+    shifted_output=lambda a: bool(a.shifted_output)))
+def _quantize_v2_onnx(ctx, node, ins):
+    a = node.parsed
+    lo, hi = _calib(a)
+    if ctx.dtype(ins[0]) in q.QDTYPES:
+        return [ctx.op("Identity", ins[:1]), *qo.range_outputs(ctx, lo, hi)]
+    dt = q.auto_dtype(a.out_type, lo, hi)
+    out = (-q.abs_max(lo, hi), q.abs_max(lo, hi)) if dt == np.int8 else (lo, hi)
+    return [qo.quantize(ctx, ins[0], qo.level(dt, lo, hi), dt), *qo.range_outputs(ctx, *out)]
+
+
+@lowers(quantize)
+def _quantize_onnx(ctx, node, ins):
+    lo, hi = qo.const_range(ctx, ins[1], ins[2])
+    dt = np.dtype(node.parsed.out_type)
+    amax = q.abs_max(lo, hi)
+    step = amax / np.float32(127 if dt == np.int8 else 255)
+    out = (-amax, amax) if dt == np.int8 else (lo, hi)
+    return [qo.quantize(ctx, ins[0], step, dt), *qo.range_outputs(ctx, *out)]
+
+
+@lowers(dequantize)
+def _dequantize_onnx(ctx, node, ins):
+    lo, hi = qo.const_range(ctx, ins[1], ins[2])
+    dt = ctx.dtype(ins[0])
+    if dt == np.int32:
+        return qo.dequantize(ctx, ins[0], q.abs_max(lo, hi) / q.INT32_MAX)
+    return qo.dequantize(ctx, ins[0], qo.level(dt, lo, hi))
+
+
+@lowers(requantize, check=_uncalibrated)
+def _requantize_onnx(ctx, node, ins):
+    a = node.parsed
+    lo, hi = qo.const_range(ctx, ins[1], ins[2])
+    real = qo.dequantize(ctx, ins[0], q.abs_max(lo, hi) / q.INT32_MAX)
+    dt = q.auto_dtype(a.out_type, *_calib(a))
+    amax = q.abs_max(*_calib(a))
+    out = qo.quantize(ctx, real, amax / np.float32(127 if dt == np.int8 else 255), dt)
+    return [out, *qo.range_outputs(ctx, -amax if dt == np.int8 else 0.0, amax)]
+
+
+def _same_levels(ctx, ins, fn):
+    """An op on the real values whose result keeps the input's levels and range."""
+    lo, hi = qo.const_range(ctx, ins[1], ins[2])
+    step = qo.level(ctx.dtype(ins[0]), lo, hi)
+    y = fn(qo.dequantize(ctx, ins[0], step))
+    return [qo.quantize(ctx, y, step, ctx.dtype(ins[0])), ins[1], ins[2]]
+
+
+@lowers(quantized_pooling, check=refuse_if(
+    pool_type_other_than_max_or_avg=lambda a: a.pool_type not in ("max", "avg")))
+def _quantized_pooling_onnx(ctx, node, ins):
+    if node.parsed.pool_type == "max":        # max commutes with the levels: stays integer
+        return [pooling.onnx.fn(ctx, node, ins[:1]), ins[1], ins[2]]
+    return _same_levels(ctx, ins, lambda x: pooling.onnx.fn(ctx, node, [x]))
+
+
+@lowers(quantized_act)
+def _quantized_act_onnx(ctx, node, ins):
+    return _same_levels(ctx, ins, lambda x: ctx.op("Relu", [x]))
+
+
+@lowers(quantized_flatten)
+def _quantized_flatten_onnx(ctx, node, ins):
+    return [ctx.op("Flatten", ins[:1], axis=1), ins[1], ins[2]]
+
+
+@lowers(quantized_concat)
+def _quantized_concat_onnx(ctx, node, ins):
+    a = node.parsed
+    n = a.num_args
+    ranges = [qo.const_range(ctx, ins[n + 2 * i], ins[n + 2 * i + 1]) for i in range(n)]
+    lo = min(0.0, *(r[0] for r in ranges))
+    hi = max(0.0, *(r[1] for r in ranges))
+    dt = _concat_type(a, [ctx.dtype(x) for x in ins[:n]])[0]
+    reals = [qo.dequantize(ctx, x, qo.level(ctx.dtype(x), *r)) for x, r in zip(ins[:n], ranges)]
+    y = ctx.op("Concat", reals, axis=a.dim)
+    ctx.bind(y, ctx.out_shape(0), np.float32, ctx.out_varying[0])
+    return [qo.quantize(ctx, y, qo.level(dt, lo, hi), dt), *qo.range_outputs(ctx, lo, hi)]
+
+
+@lowers(quantized_elemwise_add, check=_uncalibrated)
+def _quantized_add_onnx(ctx, node, ins):
+    a = node.parsed
+    dts = [ctx.dtype(ins[0]), ctx.dtype(ins[1])]
+    dt = _add_type(a, dts)[0]
+    step = qo.level(dt, *_calib(a))
+    reals = [qo.dequantize_input(ctx, ins, k, 2 + 2 * k, 3 + 2 * k) for k in (0, 1)]
+    if dts[0] != dts[1]:              # MXNet rounds the uint8 operand to int8 output levels first
+        k = dts.index(np.dtype(np.uint8))
+        reals[k] = qo.dequantize(ctx, qo.quantize(ctx, reals[k], step, np.int8), step)
+    y = ctx.op("Add", reals)
+    ctx.bind(y, ctx.out_shape(0), np.float32, ctx.out_varying[0])
+    return [qo.quantize(ctx, y, step, dt), *qo.range_outputs(ctx, *_calib(a))]
