@@ -46,10 +46,11 @@ def _act_of(node) -> tuple:
     return node.opname, 0.0                       # square, sqrt, exp, abs (FC only)
 
 
-def _read_subgraph(a: Attrs, subgraphs: list, main: str) -> dict:
+def _read_subgraph(a: Attrs, subgraphs: list, main: str) -> dict | None:
+    if not subgraphs:
+        return None                   # not attached yet (a node being built): `_sg` says so
     if len(subgraphs) != 1:
-        raise GraphFormatError(f"{main} subgraph node needs exactly one subgraph, "
-                               f"got {len(subgraphs)}")
+        raise GraphFormatError(f"a fused {main} node needs one subgraph, got {len(subgraphs)}")
     sg: dict = {"acts": [], "cache": None}
     for n in subgraphs[0].topo():
         if n.is_var:
@@ -108,6 +109,8 @@ CONV_FLAGS = {"quantized": Bool(False), "with_bn": Bool(False), "with_act": Bool
 
 def _conv_subgraph(a: Attrs, subgraphs: list) -> None:
     sg = _read_subgraph(a, subgraphs, "Convolution")
+    if sg is None:
+        return
     acts = sg["acts"]
     # with_act: the first activation is the conv's own, any other comes after the sum
     sg["act"] = acts[0] if a.with_act and acts else None
@@ -275,6 +278,8 @@ FC_FLAGS = {"quantized": Bool(False), "enable_float_output": Bool(False),
 
 def _fc_subgraph(a: Attrs, subgraphs: list) -> None:
     sg = _read_subgraph(a, subgraphs, "FullyConnected")
+    if sg is None:
+        return
     sg["act"] = sg["acts"][0] if a.with_eltwise and sg["acts"] else None
     a["_sg"] = sg
 
