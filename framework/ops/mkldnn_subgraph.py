@@ -135,6 +135,14 @@ def _conv_aux(a: Attrs) -> tuple[int, ...]:
     return (names.index("mean"), names.index("var")) if a.with_bn else ()
 
 
+def _input_dtypes(int8_weights: bool, names: list[str]) -> list:
+    """Ranges and float parameters are float32; MXNet's offline-quantized FC weights int8."""
+    return [q.F32 if "min" in n or "max" in n else
+            np.dtype(np.int8) if int8_weights and n in ("weight", "bias") else
+            q.F32 if n in ("weight", "bias", "gamma", "beta", "mean", "var") else None
+            for n in names]
+
+
 def _conv_outputs(a: Attrs) -> int:
     return 3 if a.quantized else 1
 
@@ -262,8 +270,12 @@ def _float_conv(a: Attrs, get: dict) -> np.ndarray:
 
 
 @register("_sg_mkldnn_conv", attrs=CONV_FLAGS, inputs=_conv_input_names, aux=_conv_aux,
+          input_dtypes=lambda a, names: _input_dtypes(False, names),
           num_outputs=_conv_outputs, output_names=("output", "output_min", "output_max"), infer_shape=_sg_conv_shape,
-          infer_type=_sg_conv_type, subgraph_attrs=_conv_subgraph, strict=True, layer="conv")
+          infer_type=_sg_conv_type, subgraph_attrs=_conv_subgraph, strict=True, layer="conv",
+          quantized=lambda a: a.quantized,
+          data_shape=lambda a, w: convolution.data_shape(_sg(a)["main"], w) if "_sg" in a
+          else None)
 def sg_mkldnn_conv(a: Attrs, *ins: np.ndarray):
     """oneDNN's fused convolution (+BatchNorm, activation, residual sum, post-sum activation);
     INT8 with per-output-channel weight scales when quantized."""
@@ -398,8 +410,13 @@ def _fc_rows(fc: Attrs, x: np.ndarray) -> np.ndarray:
 
 
 @register("_sg_mkldnn_fully_connected", attrs=FC_FLAGS, inputs=_fc_input_names,
+          input_dtypes=lambda a, names: _input_dtypes(
+              a.quantized and not a.channel_wise_quantize, names),
           num_outputs=_fc_outputs, output_names=_OUT3, infer_shape=_sg_fc_shape,
-          infer_type=_sg_fc_type, subgraph_attrs=_fc_subgraph, strict=True, layer="dense")
+          infer_type=_sg_fc_type, subgraph_attrs=_fc_subgraph, strict=True, layer="dense",
+          quantized=lambda a: a.quantized,
+          data_shape=lambda a, w: fully_connected.data_shape(_sg(a)["main"], w) if "_sg" in a
+          else None)
 def sg_mkldnn_fully_connected(a: Attrs, *ins: np.ndarray):
     """oneDNN's fused fully-connected layer (+ element-wise activation); INT8 when quantized
     (MXNet's offline int8 weights, or channel-wise scales of float weights)."""

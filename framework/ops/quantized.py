@@ -38,6 +38,11 @@ def _has_calib(a: Attrs) -> bool:
 CALIB_ATTRS = {"min_calib_range": Float(None), "max_calib_range": Float(None)}
 
 
+def float_ranges(a: Attrs, names: list[str]) -> list:
+    """Input dtypes of a quantized op: its range inputs (…min…, …max…) are float32."""
+    return [_F32 if "min" in n or "max" in n else None for n in names]
+
+
 # -- quantize / dequantize / requantize ---------------------------------------------------------
 def _quantize_v2_type(a: Attrs, d: list) -> list:
     dt = np.dtype(d[0]) if d[0] is not None else _F32
@@ -49,7 +54,8 @@ def _quantize_v2_type(a: Attrs, d: list) -> list:
           attrs={"out_type": Str("int8", choices=("auto", "int8", "uint8")), **CALIB_ATTRS,
                  "shifted_output": Bool(None)},
           num_outputs=3, infer_shape=lambda a, s: _ranged(s[0]),
-          infer_type=_quantize_v2_type, strict=True, monitor_indexed_outputs=True)
+          infer_type=_quantize_v2_type, strict=True, quantized=True, monitor_indexed_outputs=True,
+          passes_shape=True)
 def quantize_v2(a: Attrs, x: np.ndarray):
     """float32 → int8/uint8 over the calibrated range (or the data's own min/max); int8/uint8
     data passes through with its range."""
@@ -75,8 +81,9 @@ def quantize_v2(a: Attrs, x: np.ndarray):
 @register("_contrib_quantize", inputs=("data", "min_range", "max_range"),
           attrs={"out_type": Str("uint8", choices=("int8", "uint8"))},
           num_outputs=3, infer_shape=lambda a, s: _ranged(s[0]),
-          infer_type=lambda a, d: [np.dtype(a.out_type), _F32, _F32], strict=True,
-          monitor_indexed_outputs=True)
+          infer_type=lambda a, d: [np.dtype(a.out_type), _F32, _F32], strict=True, quantized=True,
+          monitor_indexed_outputs=True, passes_shape=True,
+          input_dtypes=float_ranges)
 def quantize(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """float32 → int8 (127 levels, range ±max|range|) or uint8 (255 levels, range as given)."""
     amax = q.abs_max(q.scalar(lo), q.scalar(hi))
@@ -96,7 +103,8 @@ def dequantize_array(x: np.ndarray, lo, hi) -> np.ndarray:
 
 @register("_contrib_dequantize", inputs=("data", "min_range", "max_range"),
           attrs={"out_type": Str("float32", choices=("float32",))},
-          infer_shape=lambda a, s: [tuple(s[0])], infer_type=lambda a, d: [_F32], strict=True)
+          infer_shape=lambda a, s: [tuple(s[0])], infer_type=lambda a, d: [_F32], strict=True, quantized=True,
+          input_dtypes=float_ranges)
 def dequantize(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """int8/uint8/int32 → float32 over the range [min, max]."""
     if x.dtype not in q.QDTYPES and x.dtype != np.int32:
@@ -111,7 +119,8 @@ def _requantize_type(a: Attrs, d: list) -> list:
 @register("_contrib_requantize", inputs=("data", "min_range", "max_range"),
           attrs={"out_type": Str("int8", choices=("auto", "int8", "uint8")), **CALIB_ATTRS},
           num_outputs=3, infer_shape=lambda a, s: _ranged(s[0]),
-          infer_type=_requantize_type, strict=True, monitor_indexed_outputs=True)
+          infer_type=_requantize_type, strict=True, quantized=True, monitor_indexed_outputs=True,
+          input_dtypes=float_ranges)
 def requantize(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """int32 → int8/uint8 over the calibrated range, or over the range the data reaches."""
     if x.dtype != np.int32:
@@ -137,7 +146,8 @@ def _pool_type(a: Attrs, d: list) -> list:
 @register("_contrib_quantized_pooling", inputs=("data", "min_data", "max_data"),
           attrs=POOL_ATTRS, num_outputs=3, output_names=_OUT3,
           infer_shape=lambda a, s: _ranged(_pool_shape(a, [s[0]])[0]), infer_type=_pool_type,
-          strict=True)
+          strict=True, quantized=True,
+          input_dtypes=float_ranges)
 def quantized_pooling(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """Max or average pooling of int8/uint8 levels; the range is unchanged (averages round to
     nearest, as oneDNN does)."""
@@ -152,7 +162,8 @@ def quantized_pooling(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
 
 @register("_contrib_quantized_act", inputs=("data", "min_data", "max_data"),
           attrs={"act_type": Str(choices=("relu",))}, num_outputs=3, output_names=_OUT3,
-          infer_shape=lambda a, s: _ranged(s[0]), infer_type=_pool_type, strict=True)
+          infer_shape=lambda a, s: _ranged(s[0]), infer_type=_pool_type, strict=True, quantized=True,
+          input_dtypes=float_ranges)
 def quantized_act(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """ReLU on int8/uint8 levels; the range is unchanged."""
     q.check_qdtype(x, "_contrib_quantized_act")
@@ -162,7 +173,8 @@ def quantized_act(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
 @register("_contrib_quantized_flatten", inputs=("data", "min_data", "max_data"),
           num_outputs=3, output_names=_OUT3,
           infer_shape=lambda a, s: _ranged((s[0][0], int(np.prod(s[0][1:])))),
-          infer_type=_pool_type, strict=True)
+          infer_type=_pool_type, strict=True, quantized=True,
+          input_dtypes=float_ranges)
 def quantized_flatten(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """Flatten to 2-D; levels and range unchanged."""
     return x.reshape(x.shape[0], -1), lo, hi
@@ -183,7 +195,8 @@ def _concat_type(a: Attrs, d: list) -> list:
 @register("_contrib_quantized_concat", attrs={"num_args": Int(), "dim": Int(1)},
           inputs=_concat_inputs, num_outputs=3, output_names=_OUT3,
           infer_shape=lambda a, s: _ranged(_concat_shape(a, s[:a.num_args])[0]),
-          infer_type=_concat_type, strict=True)
+          infer_type=_concat_type, strict=True, quantized=True,
+          input_dtypes=float_ranges)
 def quantized_concat(a: Attrs, *ins: np.ndarray):
     """Concatenate levels after rescaling every input onto the widest range (int8 if any input
     is int8); an input already at that scale is copied as is."""
@@ -217,7 +230,8 @@ def _add_shape(a: Attrs, s: list) -> list:
 @register("_contrib_quantized_elemwise_add",
           inputs=("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"), attrs=CALIB_ATTRS,
           num_outputs=3, output_names=_OUT3, infer_shape=_add_shape, infer_type=_add_type,
-          strict=True)
+          strict=True, quantized=True,
+          input_dtypes=float_ranges)
 def quantized_elemwise_add(a: Attrs, x, y, x_lo, x_hi, y_lo, y_hi):
     """Sum of two quantized tensors: onto the calibrated range (int8/uint8), else int32 levels
     over the range |x|max + |y|max."""
