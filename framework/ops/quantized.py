@@ -3,8 +3,8 @@
 
 A quantized tensor travels as three outputs: the int8/uint8/int32 data and the real range
 [min, max] (shape-(1,) float32 arrays) that its levels map onto (ops/_int8.py). The fused
-convolution / fully-connected nodes are in ops/mkldnn_subgraph.py; their ONNX lowerings and
-these ops' lowerings are at the end of each module.
+convolution / fully-connected nodes are in ops/mkldnn_conv.py and ops/mkldnn_fc.py. ONNX
+lowerings are at the end of each module.
 """
 from __future__ import annotations
 
