@@ -53,7 +53,9 @@ _contrib_box_non_maximum_suppression=overlap_thresh,valid_thresh,topk,coord_star
 _contrib_dequantize=out_type _contrib_div_sqrt_dim _contrib_quantize=out_type
 _contrib_quantize_v2=out_type,min_calib_range,max_calib_range _contrib_quantized_act=act_type
 _contrib_quantized_concat=num_args,dim
+_contrib_quantized_conv=kernel,stride,dilate,pad,num_filter,num_group,workspace,no_bias,cudnn_tune,cudnn_off,layout
 _contrib_quantized_elemwise_add=min_calib_range,max_calib_range _contrib_quantized_flatten
+_contrib_quantized_fully_connected=num_hidden,no_bias,flatten
 _contrib_quantized_pooling=kernel,pool_type,global_pool,cudnn_off,pooling_convention,stride,pad,p_value,count_include_pad,layout
 _contrib_requantize=out_type,min_calib_range,max_calib_range _copy _div
 _div_scalar=scalar,is_int _equal _equal_scalar=scalar,is_int _full=shape,ctx,dtype,value
