@@ -76,15 +76,23 @@ def channel_dequantize(ctx, levels: np.ndarray, steps: np.ndarray) -> str:
 def offset_uint8(ctx, x: str, step) -> str:
     """int8 levels → the same levels as uint8 around 128: ONNX Runtime fuses only quantized
     patterns of one 8-bit type, and its uint8 kernels are the fast ones. (A DequantizeLinear /
-    QuantizeLinear pair, which its layout optimiser moves through, unlike bitwise ops.)"""
+    QuantizeLinear pair, which its layout optimiser moves through, unlike bitwise ops; skipped
+    when the producer recorded its uint8 twin.)"""
     if np.dtype(ctx.dtype(x)) == np.uint8:
         return x
+    twin = ctx.twins.get(x)
+    if twin is not None and twin[1] == np.float32(step):
+        return twin[0]
     return quantize(ctx, dequantize(ctx, x, step), step, np.uint8, 128)
 
 
 def from_offset_uint8(ctx, u: str, step) -> str:
-    """uint8 levels around 128 → int8 levels."""
-    return quantize(ctx, dequantize(ctx, u, step, np.uint8, 128), step, np.int8)
+    """uint8 levels around 128 → int8 levels, written only if a lowering reads the int8 value
+    itself rather than its uint8 twin (`u`, recorded for `offset_uint8`)."""
+    s8 = _bind_like(ctx, ctx.fresh("int8"), u, np.int8)
+    ctx.defer(s8, lambda: quantize(ctx, dequantize(ctx, u, step, np.uint8, 128), step, np.int8))
+    ctx.twins[s8] = (u, np.float32(step))
+    return s8
 
 
 def as_uint8_kernel(ctx, x: str, step) -> str:
