@@ -35,12 +35,16 @@ class OpDef:
     attrs: dict[str, Attr] = field(default_factory=dict)
     # input names, or a function of the parsed attrs (variadic ops, optional bias)
     inputs: Sequence[str] | Callable[[Attrs], Sequence[str]] = ("data",)
-    aux: tuple[int, ...] = ()                      # input positions the op mutates (aux states)
+    # input positions the op mutates (aux states), or a function of the parsed attrs
+    aux: tuple[int, ...] | Callable[[Attrs], tuple[int, ...]] = ()
     num_outputs: int | Callable[[Attrs], int] = 1  # all outputs, hidden ones included
     num_visible: int | Callable[[Attrs], int] | None = None
     output_names: Sequence[str] | None = None      # BatchNorm: output, mean, var
     infer_shape: ShapeFn | None = None             # (attrs, in_shapes) -> out_shapes
     infer_type: Callable[[Attrs, list], list] | None = None
+    # (attrs, input names) -> the dtype the op gives each input when it is unknown, or None
+    # (MXNet's FInferType fills inputs too: quantized ops' float32 ranges, int8 FC weights)
+    input_dtypes: Callable[[Attrs, list], list] | None = None
     # (attrs, in_shapes) -> in_shapes with unknown parameter shapes filled in (weights of FC, conv…)
     infer_param_shapes: ShapeFn | None = None
     strict: bool = False                           # unknown (non-dunder) attr names are errors
@@ -52,6 +56,9 @@ class OpDef:
     # the kernel runs the node's `subgraphs[0]` (a partitioned region, compiler/passes/
     # partition.py): the plan accepts such nodes and export expands them back
     runs_subgraph: bool = False
+    # (parsed attrs, node.subgraphs) -> None: the op's configuration lives in its node's
+    # subgraph (MXNet's fused `_sg_mkldnn_*` nodes); fills the parsed attrs from it
+    subgraph_attrs: Callable[[Attrs, list], None] | None = None
     doc: str = ""
     # -- facts the graph passes read: each pass asks the op, none keeps a list of op names ------
     # output i is a function of element i of each input (same shape): any layout will do
@@ -82,6 +89,10 @@ class OpDef:
     # (attrs, weight shape) -> (data shape with -1 for free dims, flattened units) or None:
     # what the op's weight says of its data input (a served model's default signature)
     data_shape: Callable[[Attrs, tuple], tuple | None] | None = None
+    # computes on 8-bit levels (MXNet's INT8 ops): two engines may round a level apart
+    quantized: bool | Callable[[Attrs], bool] = False
+    # output 0 has input 0's shape (quantize): a served model's signature is read through it
+    passes_shape: bool = False
     # (file version, raw attrs) -> None: rewrites what an older MXNet JSON meant (symbol/json_io.py)
     upgrade: Callable[[int, dict], None] | None = None
     amp: bool = False                    # inserted by mixed precision: export may drop it
@@ -98,6 +109,9 @@ class OpDef:
     # -- structure ----------------------------------------------------------------------------
     def input_names(self, a: Attrs) -> list[str]:
         return list(self.inputs(a) if callable(self.inputs) else self.inputs)
+
+    def aux_of(self, a: Attrs) -> tuple[int, ...]:
+        return tuple(self.aux(a)) if callable(self.aux) else self.aux
 
     def n_outputs(self, a: Attrs) -> int:
         return self.num_outputs(a) if callable(self.num_outputs) else self.num_outputs
@@ -123,6 +137,10 @@ class OpDef:
     # -- facts ---------------------------------------------------------------------------------
     def is_elementwise(self, a: Attrs) -> bool:
         e = self.elementwise
+        return e(a) if callable(e) else e
+
+    def is_quantized(self, a: Attrs) -> bool:
+        e = self.quantized
         return e(a) if callable(e) else e
 
     def is_inplace(self, a: Attrs) -> bool:

@@ -20,7 +20,7 @@ _node_ids = itertools.count()
 
 
 class Node:
-    __slots__ = ("opname", "op", "name", "attrs", "inputs", "control_deps", "subgraphs",
+    __slots__ = ("opname", "op", "name", "attrs", "inputs", "control_deps", "_subgraphs",
                  "_parsed", "__weakref__")
 
     def __init__(self, opname: str, name: str, attrs: dict | None = None,
@@ -31,8 +31,18 @@ class Node:
         self.attrs: dict[str, str] = dict(attrs or {})
         self.inputs: list[Entry] = list(inputs)
         self.control_deps: list[Node] = []
-        self.subgraphs: list = []
+        self._subgraphs: list = []
         self._parsed: Attrs | None = None
+
+    @property
+    def subgraphs(self) -> list:
+        return self._subgraphs
+
+    @subgraphs.setter
+    def subgraphs(self, value: list) -> None:
+        self._subgraphs = value
+        if self.op is not None and self.op.subgraph_attrs is not None:
+            self._parsed = None         # a fused op's attrs come from its subgraph: parse again
 
     @property
     def is_var(self) -> bool:
@@ -42,6 +52,8 @@ class Node:
     def parsed(self) -> Attrs:
         if self._parsed is None:
             self._parsed = self.op.parse_attrs(self.attrs, node=self.name) if self.op else Attrs()
+            if self.op is not None and self.op.subgraph_attrs is not None:
+                self.op.subgraph_attrs(self._parsed, self.subgraphs)
         return self._parsed
 
     def num_outputs(self) -> int:
@@ -139,7 +151,7 @@ class Symbol:
         aux = set()
         for n in nodes:
             if n.op is not None and n.op.aux:
-                for pos in n.op.aux:
+                for pos in n.op.aux_of(n.parsed):
                     if pos < len(n.inputs) and n.inputs[pos][0].is_var:
                         aux.add(id(n.inputs[pos][0]))
         return aux

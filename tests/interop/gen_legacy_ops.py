@@ -43,11 +43,24 @@ print(json.dumps(out))
 '''
 
 
+# oneDNN's fused subgraph operators parse their own parameter structs (MKLDNNConvParam,
+# MKLDNNFCParam in MXNet 1.9.1's src/operator/nn/mkldnn/), which the C API does not list
+_SELF_PARSED = {
+    "_sg_mkldnn_conv": ["with_bn", "with_act", "with_sum", "with_postsum_act", "quantized",
+                        "min_calib_range", "max_calib_range"],
+    "_sg_mkldnn_fully_connected": ["quantized", "enable_float_output", "with_eltwise",
+                                   "min_calib_range", "max_calib_range", "channel_wise_quantize"],
+}
+
+
 def main() -> None:
     venvs = os.environ.get("HYBRIDSERVE_MXNET_VENV_DIR") or os.path.join(REPO, ".mxnet-venvs")
     py = os.path.join(venvs, "mxnet-1.9.1", "bin", "python")
     res = subprocess.run([py, "-c", _DUMP], capture_output=True, text=True, check=True)
     mx_ops = json.loads(res.stdout.strip().splitlines()[-1])
+    for name, attrs in _SELF_PARSED.items():
+        if name in mx_ops and not mx_ops[name]:
+            mx_ops[name] = attrs
     from framework.ops.registry import all_ops
     ours = all_ops()
     rows = [n + ("=" + ",".join(mx_ops[n]) if mx_ops[n] else "")
