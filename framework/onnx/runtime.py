@@ -87,11 +87,12 @@ def make_session(model, config: SessionConfig, external: Mapping[str, np.ndarray
 
 class _Session:
     """One session and how to feed it: (input name, position among the node's inputs)."""
-    __slots__ = ("run", "feed", "inputs")
+    __slots__ = ("run", "feed", "inputs", "providers")
 
     def __init__(self, session, positions: Mapping[str, int]):
         self.run = session.run
         self.inputs = session.get_inputs()
+        self.providers = tuple(session.get_providers())   # those ORT took, not those asked
         self.feed = [(i.name, positions[i.name]) for i in self.inputs]
 
 
@@ -113,6 +114,12 @@ class OrtSubgraph:
         self.dynamic = dynamic and _batch_free(first)
         self._sessions[None if self.dynamic else self._key_of_shapes(self._shapes)] = first
         self._single = len(symbol.outputs) == 1
+
+    @property
+    def providers(self) -> tuple[str, ...]:
+        """The execution providers the region's sessions run on (ORT drops unavailable ones:
+        CUDA asked for on a machine without onnxruntime-gpu or a GPU runs on the CPU)."""
+        return next(iter(self._sessions.values())).providers
 
     # -- inference through the region (the subgraph op's infer_shape / infer_type) --------------
     def infer_shapes(self, in_shapes: list) -> list:
