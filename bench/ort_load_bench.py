@@ -4,11 +4,11 @@
     python bench/ort_load_bench.py PREFIX [--repeats 3]
 
 Each repeat runs in a fresh process (the framework, the service and onnxruntime already
-imported, as in a running server) and loads the export as the server does (`Runner.load` with
-the settings' ONNX Runtime options and thread policy): parse the graph, read the parameters,
-build the block and run the NumPy reference forward on the check input, build the ONNX Runtime
-twin (partition, lower, sessions) and check it reproduces the reference (max|Δ| ≤
-1e-4·max(1, max|ref|)), warm. Stages are timed from the load's own progress messages, wall and
+imported, the default thread policy applied, as in a running server) and loads the export as
+the server does (`Runner.load` with the settings' ONNX Runtime options): parse the graph, read
+the parameters, build the block and run the NumPy reference forward on the check input, build
+the ONNX Runtime twin (partition, lower, sessions) and check it reproduces the reference
+(max|Δ| ≤ 1e-4·max(1, max|ref|)), warm. Stages are timed from the load's own progress messages, wall and
 CPU seconds (all threads; on a loaded machine the steadier figure). Resident memory is what
 the server's load accounting measures (service/runtime/memory.py `measured`: RSS growth across
 the load, the heap trimmed before and after), against the parameters' bytes. PREFIX names an
@@ -41,8 +41,9 @@ def probe(prefix: str) -> dict:
     from service.repository.store import ModelFiles
     from service.runtime.memory import measured
     from service.runtime.runner import Runner
-    from service.runtime.threads import ort_options
+    from service.runtime.threads import apply, ort_options
     from service.settings import Settings
+    apply(Settings())                # the server's thread policy: BLAS and ORT threads per forward
     files = ModelFiles(Path(prefix + "-symbol.json"), Path(prefix + "-0000.params"))
     marks: list[tuple[str, float, float]] = []
 
