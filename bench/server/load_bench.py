@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT)]
-from service.runtime.memory import rss_bytes as rss  # noqa: E402 - the repo root, put on the path above
+from service.runtime.memory import rss_bytes as rss  # noqa: E402 - root put on the path
 
 
 def export(model: str, outdir: str) -> str:
