@@ -10,9 +10,9 @@ the parameters, build the block and run the NumPy reference forward on the check
 the ONNX Runtime twin (partition, lower, sessions) and check it reproduces the reference
 (max|Δ| ≤ 1e-4·max(1, max|ref|)), warm. Stages are timed from the load's own progress
 messages, wall and CPU seconds (all threads; on a loaded machine the steadier figure). Resident
-memory is what the server's load accounting measures (service/runtime/memory.py `measured`: RSS growth across
-the load, the heap trimmed before and after), against the parameters' bytes. PREFIX names an
-export with `PREFIX-symbol.json` and `PREFIX-0000.params`.
+memory is what the server's load accounting measures (service/runtime/memory.py `measured`:
+RSS growth across the load, the heap trimmed before and after), against the parameters' bytes.
+PREFIX names an export with `PREFIX-symbol.json` and `PREFIX-0000.params`.
 """
 from __future__ import annotations
 
