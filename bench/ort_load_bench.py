@@ -1,16 +1,18 @@
 #!/usr/bin/env python
-"""ONNX Runtime engine: load time and resident memory of one MXNet export, stage by stage.
+"""The server's load of one MXNet export on the ONNX Runtime engine: time and memory by stage.
 
-    python bench/ort_load_bench.py PREFIX [--threads N] [--repeats 3]
+    python bench/ort_load_bench.py PREFIX [--repeats 3]
 
-Each repeat runs in a fresh process: parse (`SymbolBlock.imports`), partition + lower + session
-(`optimize_for(x, backend='onnxruntime')`), verify (one forward of the NumPy reference graph on
-the recorded input against the ORT forward: max|Δ| ≤ 1e-4·max(1, max|ref|)), warm (3 forwards).
-Resident memory is the process's VmRSS after each stage minus before parsing (the framework and
-onnxruntime already imported), against the parameters' bytes; a last stage trims the C heap
-(the reference forward's freed buffers). CPU seconds are given beside wall seconds: on a loaded
-machine they are the steadier measure. PREFIX names an export with
-`PREFIX-symbol.json`, `PREFIX-0000.params` and `PREFIX-io.npz` (export_zoo_mx.py writes them).
+Each repeat runs in a fresh process (the framework, the service and onnxruntime already
+imported, the default thread policy applied, as in a running server) and loads the export as
+the server does (`Runner.load` with the settings' ONNX Runtime options): parse the graph, read
+the parameters, build the block and run the NumPy reference forward on the check input, build
+the ONNX Runtime twin (partition, lower, sessions) and check it reproduces the reference
+(max|Δ| ≤ 1e-4·max(1, max|ref|)), warm. Stages are timed from the load's own progress
+messages, wall and CPU seconds (all threads; on a loaded machine the steadier figure). Resident
+memory is what the server's load accounting measures (service/runtime/memory.py `measured`:
+RSS growth across the load, the heap trimmed before and after), against the parameters' bytes.
+PREFIX names an export with `PREFIX-symbol.json` and `PREFIX-0000.params`.
 """
 from __future__ import annotations
 
@@ -20,80 +22,69 @@ import statistics
 import subprocess
 import sys
 import time
-
-import numpy as np
+from pathlib import Path
 
 from common import sys_path_root
 
 sys_path_root()
 
-
-def rss() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
+STAGES = {"parsing graph": "parse graph", "reading parameters": "read parameters",
+          "building the block": "block + NumPy reference forward",
+          "optimising the graph": "ONNX Runtime twin: partition, lower, session, verify",
+          "warming shape": "warm"}
 
 
-def probe(prefix: str, threads: int) -> dict:
+def probe(prefix: str) -> dict:
     import warnings
     warnings.simplefilter("ignore")
     import onnxruntime  # noqa: F401 - imported before the baseline, as a server has it
-    import framework as mx
-    from framework.gluon import SymbolBlock
-    io = np.load(prefix + "-io.npz")
-    x = mx.np.array(io["data"])
-    from framework.onnx.runtime import trim_heap
-    base, t0, c0 = rss(), time.perf_counter(), time.process_time()
-    stages = {}
+    from service.repository.store import ModelFiles
+    from service.runtime.memory import measured
+    from service.runtime.runner import Runner
+    from service.runtime.threads import apply, ort_options
+    from service.settings import Settings
+    apply(Settings())                # the server's thread policy: BLAS and ORT threads per forward
+    files = ModelFiles(Path(prefix + "-symbol.json"), Path(prefix + "-0000.params"))
+    marks: list[tuple[str, float, float]] = []
 
-    def mark(stage: str) -> None:
-        stages[stage] = (time.perf_counter() - t0, time.process_time() - c0, rss() - base)
-    blk = SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
-    param_bytes = sum(p.data().asnumpy().nbytes for p in blk.collect_params().values())
-    mark("parse")
-    blk.optimize_for(x, backend="onnxruntime", intra_op_threads=threads)
-    mark("lower+session")
-    got = blk(x).asnumpy()
-    op, spec = blk.compiled()
-    ref = op.plan.run([io["data"] if d else p.data().asnumpy() for d, _, p in spec])[0]
-    bound = 1e-4 * max(1.0, float(np.abs(ref).max()))
-    ok = float(np.abs(got - ref).max()) <= bound
-    mark("verify")
-    for _ in range(3):
-        blk(x)
-    mark("warm")
-    trim_heap()              # the reference forward's freed buffers, as a server would after it
-    mark("trim")
-    return {"param_bytes": param_bytes, "verified": ok, "stages": stages}
+    def say(msg: str) -> None:
+        label = next((v for k, v in STAGES.items() if msg.startswith(k)), msg)
+        marks.append((label, time.perf_counter(), time.process_time()))
+    t0, c0 = time.perf_counter(), time.process_time()
+    runner, held = measured(lambda: Runner.load("m", "1", files, None, progress=say,
+                                                ort=ort_options(Settings())))
+    marks.append(("end", time.perf_counter(), time.process_time()))
+    stages = {a[0]: (b[1] - a[1], b[2] - a[2]) for a, b in zip(marks, marks[1:])}
+    stages["load (all)"] = (marks[-1][1] - t0, marks[-1][2] - c0)
+    pb = sum(p.data().asnumpy().nbytes for p in runner.block.collect_params().values())
+    return {"param_bytes": pb, "held": held, "engine": runner.engine.name, "stages": stages}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("prefix")
-    ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--probe", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.probe:
-        print(json.dumps(probe(args.prefix, args.threads)))
+        print(json.dumps(probe(args.prefix)))
         return
     runs = []
     for _ in range(args.repeats):
-        out = subprocess.run([sys.executable, __file__, args.prefix, "--probe", "--threads",
-                              str(args.threads)], capture_output=True, text=True, check=True)
+        out = subprocess.run([sys.executable, __file__, args.prefix, "--probe"],
+                             capture_output=True, text=True, check=True)
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
     pb = runs[0]["param_bytes"]
-    print(f"params {pb / 2 ** 20:.1f} MB; verified: {all(r['verified'] for r in runs)}; "
-          f"median of {len(runs)} fresh processes")
-    print("| stage (cumulative) | wall s | CPU s (all threads) | resident added MB | "
-          "× param bytes |")
-    print("|---|---|---|---|---|")
+    held = statistics.median(r["held"] for r in runs)
+    print(f"params {pb / 2 ** 20:.1f} MB; engine {runs[0]['engine']}; median of {len(runs)} "
+          f"fresh processes; held after load {held / 2 ** 20:.0f} MB = {held / pb:.2f}x "
+          "the parameter bytes")
+    print("| stage | wall s | CPU s (all threads) |")
+    print("|---|---|---|")
     for stage in runs[0]["stages"]:
-        sec, cpu, mem = (statistics.median(r["stages"][stage][j] for r in runs) for j in range(3))
-        print(f"| {stage} | {sec:.2f} | {cpu:.2f} | {mem / 2 ** 20:.0f} | {mem / pb:.2f} |")
+        sec, cpu = (statistics.median(r["stages"][stage][j] for r in runs) for j in range(2))
+        print(f"| {stage} | {sec:.2f} | {cpu:.2f} |")
 
 
 if __name__ == "__main__":

@@ -63,8 +63,8 @@ class Settings(BaseSettings):
     # onnxruntime-gpu sees a GPU, then CPU
     ort_providers: str = ""
     # intra-op threads of each ONNX Runtime session (one session per model region, shared by
-    # the inference threads). None: max(intra_op_threads, cores // (workers × inference
-    # threads)), so one forward per core under load (service/runtime/threads.py)
+    # the inference threads). None: max(intra_op_threads, cores // workers): a lone request
+    # gets every core, concurrent ones share the pool (service/runtime/threads.py)
     ort_intra_op_threads: Optional[int] = None
     # whether idle ORT threads spin for work (lower latency for a lone request, but each
     # spinning session burns a core between requests)

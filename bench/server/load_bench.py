@@ -8,6 +8,8 @@ Without --prefix the model is built by the framework's model zoo (seeded init) a
 MXNet 1.x format to a temp dir; the server path is the same as for MXNet's own export. Memory
 is VmRSS after the load minus before it (framework and onnxruntime already imported, as in a
 running server), against the parameters' bytes. Prints one JSON line per engine with medians.
+(bench/ort_load_bench.py times the stages of the same load on an MXNet export and reports the
+memory the server's load accounting holds.)
 """
 from __future__ import annotations
 
@@ -22,8 +24,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
-from ort_load_bench import rss  # noqa: E402 - bench/ is a script folder, put on the path above
+sys.path[:0] = [str(ROOT)]
+from service.runtime.memory import rss_bytes as rss  # noqa: E402 - root put on the path
 
 
 def export(model: str, outdir: str) -> str:

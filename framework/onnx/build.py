@@ -42,7 +42,7 @@ def _error(node: Node, reason: str) -> OnnxLoweringError:
 def lower_symbol(symbol: Symbol, params: Mapping[str, np.ndarray],
                  shapes: Mapping[str, tuple], dtypes: Mapping[str, object] | None = None, *,
                  dynamic_batch: bool = True, opset: int = DEFAULT_OPSET,
-                 graph_name: str = "hybridserve"):
+                 graph_name: str = "hybridserve", external: dict | None = None):
     """The ONNX model of `symbol`.
 
     Variables named in `params` become initializers (their names kept); the others are graph
@@ -65,10 +65,10 @@ def lower_symbol(symbol: Symbol, params: Mapping[str, np.ndarray],
         raise OnnxLoweringError(f"cannot lower to ONNX: {e}") from None
     ctx.dynamic_batch = alt is not None
     with resolved(unresolved, attrs):
-        return _build(ctx, symbol, params, (shp, alt or {}, dts), graph_name)
+        return _build(ctx, symbol, params, (shp, alt or {}, dts), graph_name, external)
 
 
-def _build(ctx, symbol, params, info, graph_name):
+def _build(ctx, symbol, params, info, graph_name, external):
     values: dict[tuple[int, int], str] = {}
     inputs = []
     for node in symbol.topo():
@@ -82,7 +82,8 @@ def _build(ctx, symbol, params, info, graph_name):
     inputs = [i for i in inputs if i.name in used]     # e.g. SoftmaxOutput's label
     h = ctx.helper
     graph = h.make_graph(ctx.nodes, graph_name, inputs, outputs)
-    ctx.write_initializers(graph, [n for n in ctx.initializers if n in used])  # not fix_gamma's
+    ctx.write_initializers(graph, [n for n in ctx.initializers if n in used],  # not fix_gamma's
+                           external)
     return h.make_model(graph, opset_imports=[h.make_opsetid("", ctx.opset)],
                         producer_name="hybridserve")
 

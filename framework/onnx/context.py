@@ -9,6 +9,9 @@ from .deps import require
 from ..ops.lowering import Unsupported
 
 DEFAULT_OPSET = 18       # uniform Reduce* (axes as an input); Split/Pad/Resize of opset 18
+# external initializers from this size: smaller ones stay inline (ORT needs ≥ 128 bytes, and
+# shape inference reads the small constants: Reshape targets, axes)
+EXTERNAL_BYTES = 1024
 
 
 class LoweringContext:
@@ -169,15 +172,24 @@ class LoweringContext:
         self._values[name] = np.asarray(arr)
         self.initializers.append(name)
 
-    def write_initializers(self, graph, names) -> None:
-        """Store the arrays of `names` in `graph`, each copied once (parameters are large)."""
+    def write_initializers(self, graph, names, external: dict | None = None) -> None:
+        """Store the arrays of `names` in `graph`, each copied once (parameters are large).
+        With `external` (a dict), arrays of at least EXTERNAL_BYTES are not copied: their
+        initializers say only "external data" and `external` receives name → array, for an
+        ONNX Runtime session to take by reference (`add_external_initializers`)."""
         for name in names:
-            arr = self._values[name]            # tobytes() writes C order
+            arr = self._values[name]
             t = graph.initializer.add()
             t.name = name
             t.data_type = self.tensor_type(arr.dtype)
             t.dims.extend(arr.shape)
-            t.raw_data = arr.tobytes()
+            if external is not None and arr.nbytes >= EXTERNAL_BYTES:
+                external[name] = np.ascontiguousarray(arr)
+                t.data_location = self.onnx.TensorProto.EXTERNAL
+                ref = t.external_data.add()
+                ref.key, ref.value = "location", f"hybridserve-memory/{len(external)}"
+            else:
+                t.raw_data = arr.tobytes()      # C order
 
     def value(self, name: str) -> np.ndarray | None:
         """The array behind `name` when it is a constant (parameter or `const`), else None:

@@ -6,10 +6,12 @@ pre-packs the weights once; feeding them on every call would redo both each time
 warm `InferenceSession`, whose leading axis follows the batch. A region whose inputs do not all
 carry the batch on axis 0 gets a static session per input shape, built on first use.
 
-Parameters are still inputs of the node, so the graph keeps their names and exports them, but
-the session holds the values they had at optimisation time (as the hybridserve backend's folded
-BatchNorm does, and MXNet's subgraph backends): after `set_data`/`load_parameters`, call
-`optimize_for` again.
+Parameters are still inputs of the node, so the graph keeps their names and exports them. The
+session takes the parameter arrays by reference (external initializers: no serialised copy of the
+weights, no second copy in ORT for what it does not transform) and keeps what it derives from
+them (BatchNorm folded into convolutions, pre-packed weights): as with the hybridserve backend's
+folded BatchNorm and MXNet's subgraph backends, after `set_data`/`load_parameters` the outputs
+are undefined until `optimize_for` runs again.
 """
 from __future__ import annotations
 
@@ -61,10 +63,16 @@ _LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC",
            "extended": "ORT_ENABLE_EXTENDED", "all": "ORT_ENABLE_ALL"}
 
 
-def make_session(model, config: SessionConfig):
-    """An InferenceSession of `model` (a ModelProto or its bytes) under `config`."""
+def make_session(model, config: SessionConfig, external: Mapping[str, np.ndarray] | None = None):
+    """An InferenceSession of `model` (a ModelProto or its bytes) under `config`; `external`:
+    the arrays of the initializers `lower_symbol` left external, handed over by reference (the
+    session keeps them alive). ORT then reads the weights in place, with no serialised copy
+    (which the Python session would also keep for its lifetime)."""
     ort = require("onnxruntime", FEATURE)
     so = ort.SessionOptions()
+    values = [ort.OrtValue.ortvalue_from_numpy(a) for a in (external or {}).values()]
+    if values:
+        so.add_external_initializers(list(external), values)
     so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, _LEVELS[config.optimization])
     so.intra_op_num_threads = config.threads()
     so.inter_op_num_threads = 1
@@ -72,16 +80,19 @@ def make_session(model, config: SessionConfig):
     so.add_session_config_entry("session.intra_op.allow_spinning", "1" if config.spinning else "0")
     so.log_severity_level = 3
     data = model if isinstance(model, bytes) else model.SerializeToString()
-    return ort.InferenceSession(data, so, providers=config.provider_list(ort))
+    session = ort.InferenceSession(data, so, providers=config.provider_list(ort))
+    session.hybridserve_initializers = values     # ORT reads them; they must outlive it
+    return session
 
 
 class _Session:
     """One session and how to feed it: (input name, position among the node's inputs)."""
-    __slots__ = ("run", "feed", "inputs")
+    __slots__ = ("run", "feed", "inputs", "providers")
 
     def __init__(self, session, positions: Mapping[str, int]):
         self.run = session.run
         self.inputs = session.get_inputs()
+        self.providers = tuple(session.get_providers())   # those ORT took, not those asked
         self.feed = [(i.name, positions[i.name]) for i in self.inputs]
 
 
@@ -104,6 +115,12 @@ class OrtSubgraph:
         self._sessions[None if self.dynamic else self._key_of_shapes(self._shapes)] = first
         self._single = len(symbol.outputs) == 1
 
+    @property
+    def providers(self) -> tuple[str, ...]:
+        """The execution providers the region's sessions run on (ORT drops unavailable ones:
+        CUDA asked for on a machine without onnxruntime-gpu or a GPU runs on the CPU)."""
+        return next(iter(self._sessions.values())).providers
+
     # -- inference through the region (the subgraph op's infer_shape / infer_type) --------------
     def infer_shapes(self, in_shapes: list) -> list:
         return self._outputs_of(infer_shapes(self.symbol, dict(zip(self._names, in_shapes))))
@@ -119,10 +136,11 @@ class OrtSubgraph:
         return {self._names[k]: arr for k, arr in self._baked}
 
     def _build(self, key, shapes: Mapping[str, tuple]) -> "_Session":
+        external: dict[str, np.ndarray] = {}
         model = lower_symbol(self.symbol, self._params(), shapes, self._dtypes,
                              dynamic_batch=key is None and self.dynamic,
-                             graph_name=self.name)
-        return _Session(make_session(model, self.config), self._positions)
+                             graph_name=self.name, external=external)
+        return _Session(make_session(model, self.config, external), self._positions)
 
     def _key_of_shapes(self, shapes: Mapping[str, tuple]) -> tuple:
         return tuple(tuple(shapes[n]) for n in self._names if n in shapes)

@@ -11,65 +11,20 @@ thread); many concurrent requests → leave it at 1 and give each worker 1 BLAS 
 The helper threads are shared by the process; an op that finds them busy (another request is
 using them) simply runs its parts itself, so concurrent callers never wait on each other.
 
-On a free-threaded CPython (3.13t, 3.14t; `scripts/freethreaded.sh` builds one) the helpers spin
-between tasks, so that a hand-over costs microseconds, and the Python glue between NumPy calls
-runs on both cores too: there the intra-op threads are the faster policy for one request at a
-time at batch 1 as well (bench/RESULTS.md).
+Under the GIL a hand-over to a helper costs 100–300 µs, so the split pays off on large ops and
+on the cached op's batch split (ResNet-18 b16: 1.8x), not on batch-1 forwards (bench/RESULTS.md).
 """
 from __future__ import annotations
 
 import os
 import queue
-import sys
 import threading
-import time
 
 _nthreads = 1
 _workers: list[threading.Thread] = []
 _tasks: queue.SimpleQueue = queue.SimpleQueue()
 _busy = threading.Lock()
 _blas_limit = None
-# Without a GIL the helpers spin between tasks (~6 µs per hand-over instead of a 100-300 µs
-# thread wake-up); with one, a spinning helper would hold it, so there the queue stays.
-_SPIN = not getattr(sys, "_is_gil_enabled", lambda: True)()
-_SPIN_S = 2e-3                  # spin this long for the next task (or a helper's end), then sleep
-
-
-class _Slot:
-    """One helper's mailbox in spin mode: the caller writes `task`, the helper sets `done`."""
-    __slots__ = ("task", "done", "err", "wake")
-
-    def __init__(self) -> None:
-        self.task = None
-        self.done = True
-        self.err: BaseException | None = None
-        self.wake = threading.Event()
-
-
-_slots: list[_Slot] = []
-
-
-def _spin_worker(slot: _Slot) -> None:
-    clock = time.perf_counter
-    while True:
-        if slot.task is None:
-            end = clock() + _SPIN_S
-            while slot.task is None and clock() < end:
-                pass
-            if slot.task is None:
-                slot.wake.wait()
-                slot.wake.clear()
-                continue
-        fn, i = slot.task
-        slot.task = None
-        try:
-            fn(i)
-            slot.err = None
-        except BaseException as e:  # noqa: BLE001 - handed back to the caller
-            slot.err = e
-        slot.done = True
-
-
 def _worker() -> None:
     while True:
         fn, i, done = _tasks.get()
@@ -82,11 +37,7 @@ def _worker() -> None:
 
 def _spawn(n: int) -> None:
     while len(_workers) < n - 1:
-        target, args = _worker, ()
-        if _SPIN:
-            _slots.append(_Slot())
-            target, args = _spin_worker, (_slots[-1],)
-        t = threading.Thread(target=target, args=args, name=f"hybridserve-op-{len(_workers)}",
+        t = threading.Thread(target=_worker, name=f"hybridserve-op-{len(_workers)}",
                              daemon=True)
         t.start()
         _workers.append(t)
@@ -96,7 +47,6 @@ def _after_fork_in_child() -> None:
     """A forked child has none of the parent's helper threads: start afresh (lazily)."""
     global _tasks, _busy
     _workers.clear()
-    _slots.clear()
     _tasks = queue.SimpleQueue()
     _busy = threading.Lock()
 
@@ -177,9 +127,6 @@ def run(fn, n: int) -> None:
     try:
         if len(_workers) < _nthreads - 1:
             _spawn(_nthreads)
-        if _SPIN:
-            _run_spin(fn, n)
-            return
         done: queue.SimpleQueue = queue.SimpleQueue()
         k = min(n - 1, len(_workers))
         for i in range(1, k + 1):
@@ -195,40 +142,3 @@ def run(fn, n: int) -> None:
             raise err
     finally:
         _busy.release()
-
-
-def _observed() -> bool:
-    """A profiler or debugger is attached: then the caller runs every part itself. Its hooks
-    run on every thread, and 3.13t's cProfile is not thread-safe (CPython gh-125165: it hung
-    here with the helpers running)."""
-    mon = getattr(sys, "monitoring", None)
-    return bool(sys.getprofile() or sys.gettrace() or (mon is not None and (
-        mon.get_tool(mon.PROFILER_ID) or mon.get_tool(mon.DEBUGGER_ID))))
-
-
-def _run_spin(fn, n: int) -> None:
-    if _observed():
-        for i in range(n):
-            fn(i)
-        return
-    helpers = _slots[:min(n - 1, _nthreads - 1)]
-    for k, slot in enumerate(helpers, 1):
-        slot.done = False
-        slot.task = (fn, k)
-        slot.wake.set()
-    err = None
-    try:
-        fn(0)
-        for i in range(len(helpers) + 1, n):
-            fn(i)
-    except BaseException as e:  # noqa: BLE001 - still wait for the helpers' parts
-        err = e
-    clock = time.perf_counter
-    for slot in helpers:
-        end = clock() + _SPIN_S
-        while not slot.done:
-            if clock() > end:           # a long part: stop burning a core other threads may want
-                time.sleep(20e-6)
-        err = err or slot.err
-    if err is not None:
-        raise err

@@ -37,8 +37,8 @@ HELP: dict[str, str] = {
               "load-time check fails) or numpy",
     "ort_providers": "ONNX Runtime execution providers, comma-separated (default: CUDA when "
                      "onnxruntime reports it, then CPU)",
-    "ort_intra_op_threads": "threads per ONNX Runtime session (default: the intra-op threads, "
-                            "or cores / concurrent forwards when larger)",
+    "ort_intra_op_threads": "threads per ONNX Runtime session, shared by the inference threads "
+                            "(default: cores / workers, or the intra-op threads when larger)",
     "ort_spinning": "let ONNX Runtime's intra-op threads spin between tasks",
     "optimize_graphs": "serve the optimize_for twin of each graph when it matches the traced one",
     "gil_switch_interval_s": "CPython GIL switch interval while serving",

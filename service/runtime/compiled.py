@@ -18,8 +18,6 @@ import numpy as np
 
 from framework.gluon import SymbolBlock
 from framework.ndarray import ndarray
-from framework.onnx import require
-from framework.onnx.runtime import SessionConfig
 from framework.symbol import var
 
 log = logging.getLogger("hybridserve.runner")
@@ -208,7 +206,8 @@ def ort_twin(block, data_names: list[str], checks: list[list[np.ndarray]],
         if why is not None:
             return _refuse(what, f"outputs differ from the NumPy reference: {why}")
     inside = sum(_op_nodes(n.subgraphs[0]) for n in regions)
-    return bound, Engine("onnxruntime", "partitioned", "", _providers(opts), inside,
+    providers = tuple(dict.fromkeys(p for n in regions for p in n.parsed["runner"].providers))
+    return bound, Engine("onnxruntime", "partitioned", "", providers, inside,
                          _op_nodes(block_symbol(block)))
 
 
@@ -220,11 +219,6 @@ def is_quantized(sym) -> bool:
 def block_symbol(block):
     """The traced graph of a hybridized block that has run."""
     return block.compiled()[0].symbol
-
-
-def _providers(opts: OrtOptions) -> tuple[str, ...]:
-    ort = require("onnxruntime", "the onnxruntime engine")    # present: it just ran
-    return tuple(SessionConfig(opts.providers).provider_list(ort))
 
 
 def _refuse(what: str, reason: str) -> tuple[None, str]:

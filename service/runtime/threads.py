@@ -5,6 +5,7 @@ W workers × T inference threads × I intra-op threads × B BLAS threads above t
 the GEMMs spin against each other (and against the load generator or neighbours), which made a
 50 ms ResNet-18 forward take 300 ms under load. So by default each BLAS call gets
 C // (W × T × I) threads, at least one.
+ONNX Runtime sessions get all of a worker's cores (one shared, non-spinning pool; see resolve).
 Intra-op threads (framework/ops/_parallel.py, off by default) split one forward's ops over idle
 cores; they shorten a lone request a little but cost throughput as soon as forwards run
 concurrently (measured: bench/server/RESULTS-issue5-resnet.md).
@@ -46,9 +47,12 @@ def resolve(s: Settings, cores: int | None = None) -> ThreadPolicy:
     forwards = max(1, s.workers) * max(1, s.inference_threads)
     share = max(1, cores // (forwards * intra))
     blas = share if s.blas_threads is None else (s.blas_threads or None)
-    # a session's pool is shared by every inference thread that runs it: sized like a
-    # forward's share of the cores, or wider when the user asked for intra-op splitting
-    ort = s.ort_intra_op_threads or max(intra, cores // forwards, 1)
+    # a session's pool is shared by every inference thread that runs it, so it spans the
+    # worker's cores: a lone request gets them all, and under load each run's calling thread
+    # does the shards no idle pool thread takes (non-spinning pools: the same CPU time per
+    # forward and no lower throughput than 1-thread sessions at 2 and 4 concurrent forwards,
+    # bench/RESULTS.md)
+    ort = s.ort_intra_op_threads or max(intra, cores // max(1, s.workers), 1)
     return ThreadPolicy(blas, intra, max(1, ort))
 
 

@@ -10,10 +10,11 @@ from framework.symbol.graph import Node, Symbol
 from onnx_util import op_symbol, run_onnx, session
 
 
-def _conv_bn_relu():
+def _conv_bn_relu(filters: int = 4):
     x = Node("null", "data")
     w, b = Node("null", "w"), Node("null", "b")
-    conv = Node("Convolution", "conv0", {"kernel": "(3, 3)", "num_filter": "4", "pad": "(1, 1)"},
+    conv = Node("Convolution", "conv0", {"kernel": "(3, 3)", "num_filter": str(filters),
+                                         "pad": "(1, 1)"},
                 [(x, 0), (w, 0), (b, 0)])
     bn_in = [(conv, 0)] + [(Node("null", n), 0) for n in ("g", "beta", "mean", "var")]
     bn = Node("BatchNorm", "bn0", {"fix_gamma": "False"}, bn_in)
@@ -21,13 +22,14 @@ def _conv_bn_relu():
     return Symbol([(act, 0)])
 
 
-def _params(rng):
-    return {"w": rng.standard_normal((4, 3, 3, 3)).astype(np.float32),
-            "b": rng.standard_normal(4).astype(np.float32),
-            "g": rng.uniform(0.5, 1.5, 4).astype(np.float32),
-            "beta": rng.standard_normal(4).astype(np.float32),
-            "mean": rng.standard_normal(4).astype(np.float32),
-            "var": rng.uniform(0.5, 1.5, 4).astype(np.float32)}
+def _params(rng, filters: int = 4):
+    f = filters
+    return {"w": rng.standard_normal((f, 3, 3, 3)).astype(np.float32),
+            "b": rng.standard_normal(f).astype(np.float32),
+            "g": rng.uniform(0.5, 1.5, f).astype(np.float32),
+            "beta": rng.standard_normal(f).astype(np.float32),
+            "mean": rng.standard_normal(f).astype(np.float32),
+            "var": rng.uniform(0.5, 1.5, f).astype(np.float32)}
 
 
 def test_inputs_initializers_outputs_and_dynamic_batch():
@@ -46,6 +48,27 @@ def test_inputs_initializers_outputs_and_dynamic_batch():
                                                  for k in sym.list_inputs()])[0]
         got = session(model).run(None, {"data": x})[0]
         np.testing.assert_allclose(got, np.asarray(want), rtol=1e-4, atol=1e-5)
+
+
+def test_external_initializers_are_referenced_not_copied():
+    """With `external`, large parameters stay out of the model (marked external) and are handed
+    to the session by reference; small constants stay inline. Same outputs as inline."""
+    from framework.onnx.context import EXTERNAL_BYTES
+    from framework.onnx.runtime import SessionConfig, make_session
+    rng = np.random.default_rng(2)
+    sym, params = _conv_bn_relu(64), _params(rng, 64)      # w: 6912 bytes, the rest 256 each
+    external: dict = {}
+    model = lower_symbol(sym, params, {"data": (2, 3, 5, 5)}, external=external)
+    assert params["w"].nbytes >= EXTERNAL_BYTES > params["b"].nbytes
+    assert list(external) == ["w"] and np.shares_memory(external["w"], params["w"])
+    stored = {t.name: t for t in model.graph.initializer}
+    assert stored["w"].data_location == 1 and not stored["w"].raw_data       # EXTERNAL
+    assert len(stored["b"].raw_data) == params["b"].nbytes
+    assert model.ByteSize() < params["w"].nbytes
+    x = rng.standard_normal((2, 3, 5, 5)).astype(np.float32)
+    got = make_session(model, SessionConfig(intra_op_threads=1), external).run(None, {"data": x})
+    want = session(lower_symbol(sym, params, {"data": (2, 3, 5, 5)})).run(None, {"data": x})
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
 
 
 def test_static_batch_when_asked():

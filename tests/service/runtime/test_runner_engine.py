@@ -55,6 +55,19 @@ def test_served_by_onnxruntime_by_default_and_answers_as_numpy():
     _within_bound(y, mxnet_out)
 
 
+def test_metadata_names_the_providers_the_sessions_took():
+    """CUDA asked for where onnxruntime has no CUDA provider (or no GPU): ORT runs the sessions
+    on the CPU, and the metadata says so rather than repeating the request."""
+    import onnxruntime
+    r = _load(ort=compiled.OrtOptions(("CUDAExecutionProvider", "CPUExecutionProvider")))
+    got = r.metadata(["1"])["parameters"]["execution_providers"].split(",")
+    assert got[-1] == "CPUExecutionProvider"
+    if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
+        assert got == ["CPUExecutionProvider"]
+    x, _ = _io()
+    _within_bound(r.run([x])[0], _reference(r, x))
+
+
 def test_an_op_that_does_not_lower_stays_on_numpy_between_regions(monkeypatch):
     monkeypatch.setattr(partition, "lowerable", lambda n: n.opname != "Pooling")
     r = _load()

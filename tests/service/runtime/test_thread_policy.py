@@ -24,8 +24,8 @@ def test_default_blas_threads_share_the_cores(cores, workers, threads, want):
     s = Settings(workers=workers, inference_threads=threads)
     p = resolve(s, cores)
     assert (p.blas, p.intra_op) == (want, 1)
-    # an onnxruntime session (shared by the inference threads) gets a forward's core share
-    assert p.ort_intra_op == max(1, cores // (workers * threads))
+    # an onnxruntime session (shared by the inference threads) spans the worker's cores
+    assert p.ort_intra_op == max(1, cores // workers)
 
 
 def test_onnxruntime_session_threads():
@@ -34,7 +34,7 @@ def test_onnxruntime_session_threads():
     assert resolve(Settings(ort_intra_op_threads=3, inference_threads=2), 2).ort_intra_op == 3
     o = ort_options(Settings(ort_providers="CUDAExecutionProvider, CPUExecutionProvider",
                              inference_threads=2), 4)
-    assert o == OrtOptions(("CUDAExecutionProvider", "CPUExecutionProvider"), 2, False)
+    assert o == OrtOptions(("CUDAExecutionProvider", "CPUExecutionProvider"), 4, False)
     assert ort_options(Settings(), 2).providers is None       # detect (CUDA if present)
 
 
