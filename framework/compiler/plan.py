@@ -47,7 +47,7 @@ class Plan:
         for n in order:
             if n.is_var:
                 continue
-            if n.subgraphs and not n.op.runs_subgraph:
+            if n.subgraphs and not (n.op.runs_subgraph or n.op.subgraph_attrs):
                 raise OperatorError(f"node '{n.name}' (op {n.opname}): control-flow subgraphs are not supported")
             ins = [slot[(id(src), i)] for src, i in n.inputs]
             outs = list(range(nslots, nslots + n.num_outputs()))

@@ -35,7 +35,8 @@ class OpDef:
     attrs: dict[str, Attr] = field(default_factory=dict)
     # input names, or a function of the parsed attrs (variadic ops, optional bias)
     inputs: Sequence[str] | Callable[[Attrs], Sequence[str]] = ("data",)
-    aux: tuple[int, ...] = ()                      # input positions the op mutates (aux states)
+    # input positions the op mutates (aux states), or a function of the parsed attrs
+    aux: tuple[int, ...] | Callable[[Attrs], tuple[int, ...]] = ()
     num_outputs: int | Callable[[Attrs], int] = 1  # all outputs, hidden ones included
     num_visible: int | Callable[[Attrs], int] | None = None
     output_names: Sequence[str] | None = None      # BatchNorm: output, mean, var
@@ -52,6 +53,9 @@ class OpDef:
     # the kernel runs the node's `subgraphs[0]` (a partitioned region, compiler/passes/
     # partition.py): the plan accepts such nodes and export expands them back
     runs_subgraph: bool = False
+    # (parsed attrs, node.subgraphs) -> None: the op's configuration lives in its node's
+    # subgraph (MXNet's fused `_sg_mkldnn_*` nodes); fills the parsed attrs from it
+    subgraph_attrs: Callable[[Attrs, list], None] | None = None
     doc: str = ""
     # -- facts the graph passes read: each pass asks the op, none keeps a list of op names ------
     # output i is a function of element i of each input (same shape): any layout will do
@@ -101,6 +105,9 @@ class OpDef:
     # -- structure ----------------------------------------------------------------------------
     def input_names(self, a: Attrs) -> list[str]:
         return list(self.inputs(a) if callable(self.inputs) else self.inputs)
+
+    def aux_of(self, a: Attrs) -> tuple[int, ...]:
+        return tuple(self.aux(a)) if callable(self.aux) else self.aux
 
     def n_outputs(self, a: Attrs) -> int:
         return self.num_outputs(a) if callable(self.num_outputs) else self.num_outputs

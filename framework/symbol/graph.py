@@ -42,6 +42,8 @@ class Node:
     def parsed(self) -> Attrs:
         if self._parsed is None:
             self._parsed = self.op.parse_attrs(self.attrs, node=self.name) if self.op else Attrs()
+            if self.op is not None and self.op.subgraph_attrs is not None:
+                self.op.subgraph_attrs(self._parsed, self.subgraphs)
         return self._parsed
 
     def num_outputs(self) -> int:
@@ -139,7 +141,7 @@ class Symbol:
         aux = set()
         for n in nodes:
             if n.op is not None and n.op.aux:
-                for pos in n.op.aux:
+                for pos in n.op.aux_of(n.parsed):
                     if pos < len(n.inputs) and n.inputs[pos][0].is_var:
                         aux.add(id(n.inputs[pos][0]))
         return aux

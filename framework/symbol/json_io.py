@@ -145,17 +145,22 @@ def _node(rn: Any, i: int, nodes: list[Node], version: int) -> Node:
         opdef = get_op(op, node=name)
         attrs = _fix_hidden_keys(attrs, inputs, opdef)
         node = Node(op, name, attrs, inputs, op=opdef)
+        node.subgraphs = _subgraphs(rn, where)   # before parsing: fused nodes read theirs
         _ = node.parsed                    # validate attributes now, naming the node on error
         _upgrade(node, version)
     deps = rn.get("control_deps", [])
     if not isinstance(deps, list) or not all(isinstance(d, int) and 0 <= d < i for d in deps):
         raise GraphFormatError(f"{where}: control_deps must refer to earlier nodes")
     node.control_deps = [nodes[d] for d in deps]
-    if rn.get("subgraphs"):
-        if not isinstance(rn["subgraphs"], list):
-            raise GraphFormatError(f"{where}: subgraphs must be a list")
-        node.subgraphs = [from_dict(g) for g in rn["subgraphs"]]
     return node
+
+
+def _subgraphs(rn: dict, where: str) -> list:
+    if not rn.get("subgraphs"):
+        return []
+    if not isinstance(rn["subgraphs"], list):
+        raise GraphFormatError(f"{where}: subgraphs must be a list")
+    return [from_dict(g) for g in rn["subgraphs"]]
 
 
 def _fix_hidden_keys(attrs: dict[str, str], inputs=(), opdef=None) -> dict[str, str]:
@@ -192,7 +197,7 @@ def _upgrade(node: Node, version: int) -> None:
             v = Node("null", f"{node.name}_{names[len(node.inputs)]}", dict(node.attrs))
             node.inputs.append((v, 0))
     if version < 904 and op.aux:                 # 0.9.4 gave moving statistics their init
-        for pos, init in zip(op.aux, ('["zero", {}]', '["one", {}]')):
+        for pos, init in zip(op.aux_of(node.parsed), ('["zero", {}]', '["one", {}]')):
             if pos < len(node.inputs) and node.inputs[pos][0].is_var:
                 node.inputs[pos][0].attrs.setdefault("__init__", init)
     if op.upgrade is not None:
