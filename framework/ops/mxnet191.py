@@ -50,11 +50,17 @@ _contrib_bipartite_matching=is_ascend,threshold,topk _contrib_boolean_mask=axis
 _contrib_box_decode=std0,std1,std2,std3,clip,format _contrib_box_encode _contrib_box_iou=format
 _contrib_box_nms=overlap_thresh,valid_thresh,topk,coord_start,score_index,id_index,background_id,force_suppress,in_format,out_format
 _contrib_box_non_maximum_suppression=overlap_thresh,valid_thresh,topk,coord_start,score_index,id_index,background_id,force_suppress,in_format,out_format
-_contrib_div_sqrt_dim _copy _div _div_scalar=scalar,is_int _equal _equal_scalar=scalar,is_int
-_full=shape,ctx,dtype,value _grad_add _greater _greater_equal
-_greater_equal_scalar=scalar,is_int _greater_scalar=scalar,is_int _hypot
-_hypot_scalar=scalar,is_int _lesser _lesser_equal _lesser_equal_scalar=scalar,is_int
-_lesser_scalar=scalar,is_int _linalg_det _linalg_gemm=transpose_a,transpose_b,alpha,beta,axis
+_contrib_dequantize=out_type _contrib_div_sqrt_dim _contrib_quantize=out_type
+_contrib_quantize_v2=out_type,min_calib_range,max_calib_range _contrib_quantized_act=act_type
+_contrib_quantized_concat=num_args,dim
+_contrib_quantized_elemwise_add=min_calib_range,max_calib_range _contrib_quantized_flatten
+_contrib_quantized_pooling=kernel,pool_type,global_pool,cudnn_off,pooling_convention,stride,pad,p_value,count_include_pad,layout
+_contrib_requantize=out_type,min_calib_range,max_calib_range _copy _div
+_div_scalar=scalar,is_int _equal _equal_scalar=scalar,is_int _full=shape,ctx,dtype,value
+_grad_add _greater _greater_equal _greater_equal_scalar=scalar,is_int
+_greater_scalar=scalar,is_int _hypot _hypot_scalar=scalar,is_int _lesser _lesser_equal
+_lesser_equal_scalar=scalar,is_int _lesser_scalar=scalar,is_int _linalg_det
+_linalg_gemm=transpose_a,transpose_b,alpha,beta,axis
 _linalg_gemm2=transpose_a,transpose_b,alpha,axis _linalg_inverse _linalg_potrf _linalg_slogdet
 _logical_and _logical_and_scalar=scalar,is_int _logical_or _logical_or_scalar=scalar,is_int
 _logical_xor _logical_xor_scalar=scalar,is_int _maximum _maximum_scalar=scalar,is_int _minimum
@@ -71,36 +77,38 @@ _npi_bitwise_and _npi_bitwise_and_scalar=scalar,is_int _npi_bitwise_not _npi_bit
 _npi_bitwise_or_scalar=scalar,is_int _npi_bitwise_xor _npi_bitwise_xor_scalar=scalar,is_int
 _npi_boolean_mask=axis _npi_broadcast_to=shape _npi_cast=dtype _npi_cbrt _npi_ceil _npi_cholesky
 _npi_clip=a_min,a_max _npi_concatenate=num_args,dim _npi_copysign
-_npi_copysign_scalar=scalar,is_int _npi_cos _npi_cosh _npi_degrees _npi_det _npi_eigh=UPLO
-_npi_eigvalsh=UPLO _npi_einsum=num_args,subscripts,optimize _npi_equal
-_npi_equal_scalar=scalar,is_int _npi_exp _npi_expand_dims=axis _npi_expm1
+_npi_copysign_scalar=scalar,is_int _npi_cos _npi_cosh _npi_degrees _npi_det _npi_eig
+_npi_eigh=UPLO _npi_eigvals _npi_eigvalsh=UPLO _npi_einsum=num_args,subscripts,optimize
+_npi_equal _npi_equal_scalar=scalar,is_int _npi_exp _npi_expand_dims=axis _npi_expm1
 _npi_eye=N,M,k,ctx,dtype _npi_fix _npi_flip=axis _npi_floor _npi_full=shape,ctx,dtype,value
 _npi_full_like=fill_value,ctx,dtype _npi_gather_nd _npi_greater _npi_greater_equal
 _npi_greater_equal_scalar=scalar,is_int _npi_greater_scalar=scalar,is_int _npi_hypot
-_npi_hypot_scalar=scalar,is_int _npi_identity=shape,ctx,dtype _npi_inv _npi_isfinite _npi_isinf
-_npi_isnan _npi_isneginf _npi_isposinf _npi_lcm _npi_lcm_scalar=scalar,is_int _npi_ldexp
-_npi_ldexp_scalar=scalar,is_int _npi_less _npi_less_equal _npi_less_equal_scalar=scalar,is_int
-_npi_less_scalar=scalar,is_int _npi_linspace=start,stop,step,repeat,infer_range,ctx,dtype
-_npi_log _npi_log10 _npi_log1p _npi_log2 _npi_logical_not _npi_matmul _npi_maximum
-_npi_maximum_scalar=scalar,is_int _npi_mean=axis,dtype,keepdims,initial _npi_minimum
-_npi_minimum_scalar=scalar,is_int _npi_mod _npi_mod_scalar=scalar,is_int _npi_multiply
-_npi_multiply_scalar=scalar,is_int _npi_negative _npi_nonzero _npi_norm _npi_not_equal
-_npi_not_equal_scalar=scalar,is_int _npi_ones=shape,ctx,dtype
-_npi_pinv_scalar_rcond=rcond,hermitian _npi_power _npi_power_scalar=scalar,is_int _npi_radians
-_npi_rarctan2_scalar=scalar,is_int _npi_rcopysign_scalar=scalar,is_int _npi_reciprocal
-_npi_reshape=newshape,reverse,order _npi_rint _npi_rldexp_scalar=scalar,is_int
-_npi_rmod_scalar=scalar,is_int _npi_rot90=k,axes _npi_rpower_scalar=scalar,is_int
-_npi_rsubtract_scalar=scalar,is_int _npi_rtrue_divide_scalar=scalar,is_int _npi_sign _npi_sin
-_npi_sinh _npi_slice=begin,end,step _npi_slogdet _npi_solve _npi_sort=axis,is_ascend
-_npi_split=indices,axis,squeeze_axis,sections _npi_sqrt _npi_square _npi_stack=axis,num_args
-_npi_std=axis,dtype,ddof,keepdims _npi_subtract _npi_subtract_scalar=scalar,is_int _npi_svd
-_npi_swapaxes=dim1,dim2 _npi_take=axis,mode _npi_tan _npi_tanh
-_npi_tensordot=a_axes_summed,b_axes_summed _npi_tensordot_int_axes=axes _npi_tile=reps
+_npi_hypot_scalar=scalar,is_int _npi_identity=shape,ctx,dtype _npi_indices=dimensions,dtype,ctx
+_npi_inv _npi_isfinite _npi_isinf _npi_isnan _npi_isneginf _npi_isposinf _npi_lcm
+_npi_lcm_scalar=scalar,is_int _npi_ldexp _npi_ldexp_scalar=scalar,is_int _npi_less
+_npi_less_equal _npi_less_equal_scalar=scalar,is_int _npi_less_scalar=scalar,is_int
+_npi_linspace=start,stop,step,repeat,infer_range,ctx,dtype _npi_log _npi_log10 _npi_log1p
+_npi_log2 _npi_logical_not _npi_logspace=start,stop,num,endpoint,base,ctx,dtype _npi_matmul
+_npi_maximum _npi_maximum_scalar=scalar,is_int _npi_mean=axis,dtype,keepdims,initial
+_npi_minimum _npi_minimum_scalar=scalar,is_int _npi_mod _npi_mod_scalar=scalar,is_int
+_npi_multiply _npi_multiply_scalar=scalar,is_int _npi_negative _npi_nonzero _npi_norm
+_npi_not_equal _npi_not_equal_scalar=scalar,is_int _npi_ones=shape,ctx,dtype
+_npi_pad=pad_width,mode,constant_value,reflect_type
+_npi_percentile=axis,interpolation,keepdims,q_scalar _npi_pinv_scalar_rcond=rcond,hermitian
+_npi_power _npi_power_scalar=scalar,is_int _npi_radians _npi_rarctan2_scalar=scalar,is_int
+_npi_rcopysign_scalar=scalar,is_int _npi_reciprocal _npi_reshape=newshape,reverse,order
+_npi_rint _npi_rldexp_scalar=scalar,is_int _npi_rmod_scalar=scalar,is_int _npi_rot90=k,axes
+_npi_rpower_scalar=scalar,is_int _npi_rsubtract_scalar=scalar,is_int
+_npi_rtrue_divide_scalar=scalar,is_int _npi_sign _npi_sin _npi_sinh _npi_slice=begin,end,step
+_npi_slogdet _npi_solve _npi_sort=axis,is_ascend _npi_split=indices,axis,squeeze_axis,sections
+_npi_sqrt _npi_square _npi_stack=axis,num_args _npi_std=axis,dtype,ddof,keepdims _npi_subtract
+_npi_subtract_scalar=scalar,is_int _npi_svd _npi_swapaxes=dim1,dim2 _npi_take=axis,mode _npi_tan
+_npi_tanh _npi_tensordot=a_axes_summed,b_axes_summed _npi_tensordot_int_axes=axes _npi_tile=reps
 _npi_tril=k _npi_true_divide _npi_true_divide_scalar=scalar,is_int _npi_trunc
-_npi_var=axis,dtype,ddof,keepdims _npi_where _npi_where_lscalar=scalar _npi_where_rscalar=scalar
-_npi_where_scalar2=x,y _npi_zeros=shape,ctx,dtype _npx_activation=act_type
-_npx_arange_like=start,step,repeat,ctx,axis _npx_batch_dot=transpose_a,transpose_b,forward_stype
-_npx_batch_flatten
+_npi_unique=return_index,return_inverse,return_counts,axis _npi_var=axis,dtype,ddof,keepdims
+_npi_where _npi_where_lscalar=scalar _npi_where_rscalar=scalar _npi_where_scalar2=x,y
+_npi_zeros=shape,ctx,dtype _npx_activation=act_type _npx_arange_like=start,step,repeat,ctx,axis
+_npx_batch_dot=transpose_a,transpose_b,forward_stype _npx_batch_flatten
 _npx_batch_norm=eps,momentum,fix_gamma,use_global_stats,output_mean_var,axis,cudnn_off,min_calib_range,max_calib_range
 _npx_convolution=kernel,stride,dilate,pad,num_filter,num_group,workspace,no_bias,cudnn_tune,cudnn_off,layout
 _npx_deconvolution=kernel,stride,dilate,pad,adj,target_shape,num_filter,num_group,workspace,no_bias,cudnn_tune,cudnn_off,layout
@@ -121,6 +129,8 @@ _npx_sigmoid _npx_softmax=axis,temperature,dtype,use_length
 _npx_topk=axis,k,ret_typ,is_ascend,dtype _ones=shape,ctx,dtype _plus _plus_scalar=scalar,is_int
 _power _power_scalar=scalar,is_int _rdiv_scalar=scalar,is_int _rminus_scalar=scalar,is_int
 _rmod_scalar=scalar,is_int _rnn_param_concat=num_args,dim _rpower_scalar=scalar,is_int
+_sg_mkldnn_conv=quantized,with_bn,with_act,with_sum,with_postsum_act,min_calib_range,max_calib_range
+_sg_mkldnn_fully_connected=quantized,enable_float_output,with_eltwise,min_calib_range,max_calib_range,channel_wise_quantize
 _split_v2=indices,axis,squeeze_axis,sections _sub _zeros=shape,ctx,dtype abs add_n
 amp_cast=dtype arccos arccosh arcsin arcsinh arctan arctanh argmax=axis,keepdims argmax_channel
 argmin=axis,keepdims argsort=axis,is_ascend,dtype

@@ -43,11 +43,23 @@ print(json.dumps(out))
 '''
 
 
+# oneDNN's fused nodes parse their own attributes (MXNet lists none for them): the names
+# their 1.9.1 parsers read (src/operator/subgraph/mkldnn/mkldnn_{conv,fc}*.h)
+_SELF_PARSED = {
+    "_sg_mkldnn_conv": ["quantized", "with_bn", "with_act", "with_sum", "with_postsum_act",
+                        "min_calib_range", "max_calib_range"],
+    "_sg_mkldnn_fully_connected": ["quantized", "enable_float_output", "with_eltwise",
+                                   "min_calib_range", "max_calib_range",
+                                   "channel_wise_quantize"],
+}
+
+
 def main() -> None:
     venvs = os.environ.get("HYBRIDSERVE_MXNET_VENV_DIR") or os.path.join(REPO, ".mxnet-venvs")
     py = os.path.join(venvs, "mxnet-1.9.1", "bin", "python")
     res = subprocess.run([py, "-c", _DUMP], capture_output=True, text=True, check=True)
     mx_ops = json.loads(res.stdout.strip().splitlines()[-1])
+    mx_ops.update({k: v for k, v in _SELF_PARSED.items() if k in mx_ops and not mx_ops[k]})
     from framework.ops.registry import all_ops
     ours = all_ops()
     rows = [n + ("=" + ",".join(mx_ops[n]) if mx_ops[n] else "")
