@@ -24,7 +24,7 @@ from ...symbol.legacy_export import to_legacy
 from . import graph as qgraph
 from .calibrate import HistogramCollector, MinMaxCollector
 from .data import as_numpy, batches
-from .fuse import fuse_for_quantization
+from .fuse import fuse_for_quantization, same_shape_adds
 
 DTYPES = ("auto", "int8", "uint8")
 MODES = ("full", "smart")
@@ -201,7 +201,8 @@ def quantize_net(network, quantized_dtype: str = "auto", quantize_mode: str = "f
     excluded = _excluded(sym, exclude_layers, exclude_layers_match)
     if logger:
         logger.info("These layers have been excluded %s", sorted(excluded))
-    fused = fuse_for_quantization(sym)
+    known = {**dict(zip(inputs, shapes)), **{k: v.shape for k, v in params.items()}}
+    fused = fuse_for_quantization(same_shape_adds(sym, known))
     offline = set(params) - set(sym.list_auxiliary_states())
     plan = qgraph.plan(fused, excluded, set(exclude_operators or []), quantize_mode, offline)
     ranges = None

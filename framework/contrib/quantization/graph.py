@@ -57,6 +57,13 @@ class Plan:
     calib: dict[str, Entry] = field(default_factory=dict)
 
 
+def calibrates_output(n: Node) -> bool:
+    """Whether `n`'s INT8 form takes its own output range as attributes (MXNet's
+    FNeedCalibrateOutput: the fused conv/FC, quantized elemwise_add)."""
+    q = quantized_form(n)
+    return q is not None and "min_calib_range" in _op(q).attrs
+
+
 def _excluded(n: Node, names: set[str], ops: set[str]) -> bool:
     if n.name in names or n.opname in ops or n.op.name in ops:
         return True
@@ -102,7 +109,7 @@ def plan(sym: Symbol, excluded_names: set[str], excluded_ops: set[str], mode: st
     for n in sym.topo():
         if id(n) not in p.quantized:
             continue
-        if _fused(n):
+        if calibrates_output(n):
             p.calib[_entry_name(n, 0)] = (n, 0)
         for k, (src, i) in enumerate(n.inputs):
             if _avoided(n, k) or id(src) in p.quantized or (src.is_var and src.name in offline):
@@ -165,7 +172,7 @@ class _Builder:
         if _fused(n):
             attrs["quantized"] = "True" if _is_fc(n) else "true"
         out_name = _entry_name(n, 0)
-        calibrated = _fused(n) and out_name in self.ranges
+        calibrated = calibrates_output(n) and out_name in self.ranges
         float_only = not any(id(r) in self.p.quantized for r in self.readers.get(id(n), []))
         if calibrated and _is_fc(n) and float_only:
             attrs["enable_float_output"] = "True"
