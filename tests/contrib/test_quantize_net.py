@@ -30,7 +30,8 @@ CASES = {
     "match": dict(calib_mode="naive", exclude_layers_match=["dense1"]),
 }
 NETS = [("res", c) for c in ("naive", "entropy", "none", "int8", "excl")] + \
-       [("branchy", c) for c in ("naive", "smart", "entropy", "match")]
+       [("branchy", c) for c in ("naive", "smart", "match")] + \
+       [pytest.param("branchy", "entropy", marks=pytest.mark.slow)]  # entropy: ~15 s a net
 _RANGE = ("min_calib_range", "max_calib_range")
 
 
@@ -85,7 +86,9 @@ def test_graph_is_mxnets(name, case):
 
 
 @pytest.mark.parametrize("name,case", [("res", "naive"), ("res", "none"), ("res", "excl"),
-                                       ("branchy", "entropy"), ("branchy", "match")])
+                                       ("branchy", "naive"), ("branchy", "match"),
+                                       pytest.param("branchy", "entropy",
+                                                    marks=pytest.mark.slow)])
 def test_int8_outputs_match_mxnets(name, case):
     q, data = _quantize(name, case)
     out = q(mx.np.array(data["test"])).asnumpy()
