@@ -20,6 +20,7 @@ from framework.gluon.model_zoo import vision
 
 
 def random_net(model: str, classes: int, seed: int = 0):
+    mx.random.seed(seed)
     net = vision.get_model(model, classes=classes)
     net.initialize(mx.init.Xavier())
     net(mx.np.zeros((1, 3, 32, 32)))

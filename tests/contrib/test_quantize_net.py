@@ -159,3 +159,12 @@ def test_bad_arguments_are_named(kw, match):
 def test_calib_data_must_iterate():
     with pytest.raises(CalibrationDataError, match="not a valid iterator"):
         quantize_net(_Tiny(), calib_mode="naive", calib_data=42)
+
+
+def test_mxnet_spelling_and_onnxruntime_backend():
+    assert mx.contrib.quantization.quantize_net is quantize_net
+    q, data = _quantize("branchy", "naive")
+    x = mx.np.array(data["test"][:4])
+    want = q(x).asnumpy()
+    q.optimize_for(x, backend="onnxruntime")     # regions that lower run in ORT, the rest NumPy
+    np.testing.assert_allclose(q(x).asnumpy(), want, rtol=1e-5, atol=1e-5)

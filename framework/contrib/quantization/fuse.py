@@ -12,7 +12,6 @@ from __future__ import annotations
 from ...compiler.passes.rewrite import consumers, rebuild
 from ...ops.registry import get_op
 from ...symbol.graph import Node, Symbol
-from ...symbol.infer import infer_shapes
 
 Entry = tuple
 
@@ -126,26 +125,6 @@ def _fc_flags(chain: list[Node]) -> tuple[str, dict[str, str]]:
     if len(chain) == 1:
         return "fully_connected", {}
     return "fully_connected_eltwise", {"with_eltwise": "True"}
-
-
-def same_shape_adds(sym: Symbol, known: dict[str, tuple]) -> Symbol:
-    """A NumPy-style graph's residual `x + y` exports as `broadcast_add`; where both operands
-    have one shape it is MXNet 1.x's `elemwise_add`, which a convolution fuses as its sum
-    (what Gluon 1.x graphs hold). `known`: input and parameter shapes."""
-    add = get_op("elemwise_add")
-    if not any(not n.is_var and n.op.adds and n.op is not add for n in sym.topo()):
-        return sym
-    shapes = infer_shapes(sym, known, tolerant=True)
-
-    def visit(n: Node, ins, done):
-        if n.is_var or not n.op.adds or n.op is add or len(n.inputs) != 2:
-            return None
-        a, b = (shapes.get((id(s), i)) for s, i in n.inputs)
-        if a is None or a != b:
-            return None
-        return [(Node("elemwise_add", n.name, {}, ins, op=add), 0)]
-
-    return rebuild(sym, visit)
 
 
 def fuse_for_quantization(sym: Symbol) -> Symbol:
