@@ -17,10 +17,9 @@ import numpy as np
 from ...base import MXNetError
 from ...gluon.symbol_block import SymbolBlock
 from ...ndarray import ndarray
-from ...ops.mxnet191 import MX191_OPS
 from ...ops.registry import get_op
 from ...symbol.graph import Group, Symbol, var
-from ...symbol.legacy_export import to_legacy
+from ...symbol.legacy_export import legacy_op_for, to_legacy
 from . import graph as qgraph
 from .calibrate import HistogramCollector, MinMaxCollector
 from .data import as_numpy, batches
@@ -94,8 +93,8 @@ def _trace(network, shapes: list[tuple]) -> int:
 
 
 def _is_legacy(sym: Symbol) -> bool:
-    return all(n.is_var or (n.opname in MX191_OPS and not n.opname.startswith(("_np", "_npx")))
-               for n in sym.topo())
+    """Every node already spelled as MXNet 1.9.1 names it (a graph loaded from a 1.x file)."""
+    return all(n.is_var or legacy_op_for(n.opname, n.op) == n.opname for n in sym.topo())
 
 
 def _float_graph(network, shapes: list[tuple]) -> tuple[Symbol, dict[str, np.ndarray]]:

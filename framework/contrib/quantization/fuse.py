@@ -16,21 +16,23 @@ from ...symbol.graph import Node, Symbol
 Entry = tuple
 
 
-def _ops():
-    names = ("Convolution", "BatchNorm", "elemwise_add", "Activation", "LeakyReLU", "clip",
-             "FullyConnected", "_sg_mkldnn_conv", "_sg_mkldnn_fully_connected")
-    return {n: get_op(n) for n in names}
+def _ops() -> dict:
+    """The operators a fused chain is made of, by role."""
+    return {"conv": get_op("Convolution"), "bn": get_op("BatchNorm"),
+            "sum": get_op("elemwise_add"), "act": get_op("Activation"),
+            "leaky": get_op("LeakyReLU"), "clip": get_op("clip"), "fc": get_op("FullyConnected"),
+            "sg_conv": get_op("_sg_mkldnn_conv"), "sg_fc": get_op("_sg_mkldnn_fully_connected")}
 
 
-def _is(n: Node, name: str) -> bool:
-    return not n.is_var and n.op is _ops()[name]
+def _is(n: Node, role: str) -> bool:
+    return not n.is_var and n.op is _ops()[role]
 
 
 def _fusable_act(n: Node, after_sum: bool, fc: bool) -> bool:
     a = n.parsed
-    if _is(n, "Activation"):
+    if _is(n, "act"):
         return a.act_type == "relu"
-    if _is(n, "LeakyReLU"):
+    if _is(n, "leaky"):
         return a.act_type in (("leaky", "elu", "gelu") if fc else ("leaky", "gelu"))
     if _is(n, "clip"):
         return a.a_min == 0 and not after_sum
@@ -51,9 +53,9 @@ def _conv_chain(conv: Node, next_of) -> list[Node]:
         nxt = next_of(chain[-1])
         if nxt is None:
             return chain
-        if stage == "start" and _is(nxt, "BatchNorm") and not nxt.parsed.get("output_mean_var"):
+        if stage == "start" and _is(nxt, "bn") and not nxt.parsed.get("output_mean_var"):
             stage = "bn"
-        elif stage in ("start", "bn") and _is(nxt, "elemwise_add") \
+        elif stage in ("start", "bn") and _is(nxt, "sum") \
                 and nxt.inputs[0][0] is not nxt.inputs[1][0]:
             stage = "sum"
         elif _fusable_act(nxt, stage == "sum", fc=False):
@@ -87,7 +89,7 @@ def _region(chain: list[Node], ins_of) -> tuple[Symbol, list[Entry]]:
     copies: dict[int, Node] = {}
     for n in chain:
         ins = list(zip(n.inputs, ins_of(n)))
-        if _is(n, "elemwise_add") and id(n.inputs[1][0]) in inside:
+        if _is(n, "sum") and id(n.inputs[1][0]) in inside:
             ins.reverse()
         new_ins = []
         for (src, i), new_entry in ins:
@@ -108,10 +110,10 @@ def _region(chain: list[Node], ins_of) -> tuple[Symbol, list[Entry]]:
 def _conv_flags(chain: list[Node]) -> tuple[str, dict[str, str]]:
     parts, flags, summed = ["conv"], {}, False
     for n in chain[1:]:
-        if _is(n, "BatchNorm"):
+        if _is(n, "bn"):
             parts.append("bn")
             flags["with_bn"] = "true"
-        elif _is(n, "elemwise_add"):
+        elif _is(n, "sum"):
             parts.append("add")
             flags["with_sum"] = "true"
             summed = True
@@ -144,9 +146,9 @@ def fuse_for_quantization(sym: Symbol) -> Symbol:
     for n in sym.topo():
         if id(n) in taken:
             continue
-        if _is(n, "Convolution") and len(n.parsed.kernel) in (2, 3):
+        if _is(n, "conv") and len(n.parsed.kernel) in (2, 3):
             chain, kind = _conv_chain(n, next_of), "conv"
-        elif _is(n, "FullyConnected"):
+        elif _is(n, "fc"):
             chain, kind = _fc_chain(n, next_of), "fc"
         else:
             continue
@@ -162,8 +164,8 @@ def fuse_for_quantization(sym: Symbol) -> Symbol:
         kind, k = order[id(n)]
         sub, outer = _region(chain, lambda m: [done[id(s)][i] for s, i in m.inputs])
         stem, flags = (_conv_flags if kind == "conv" else _fc_flags)(chain)
-        opname = "_sg_mkldnn_conv" if kind == "conv" else "_sg_mkldnn_fully_connected"
-        node = Node(opname, f"sg_mkldnn_{stem}_{k}", flags, outer, op=_ops()[opname])
+        op = _ops()["sg_conv" if kind == "conv" else "sg_fc"]
+        node = Node(op.name, f"sg_mkldnn_{stem}_{k}", flags, outer, op=op)
         node.subgraphs = [sub]
         return [(node, 0)]
 

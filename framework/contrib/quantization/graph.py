@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...compiler.passes.rewrite import rebuild
-from ...ops.registry import get_op
+from ...ops.registry import get_op, has_op
 from ...symbol.graph import Node, Symbol
 from .fuse import _entry_name
 
@@ -64,8 +64,10 @@ def calibrates_output(n: Node) -> bool:
     return q is not None and "min_calib_range" in _op(q).attrs
 
 
-def _excluded(n: Node, names: set[str], ops: set[str]) -> bool:
-    if n.name in names or n.opname in ops or n.op.name in ops:
+def _excluded(n: Node, names: set[str], ops: set) -> bool:
+    """`ops`: the excluded operators' OpDefs (a fused node is its own operator, as in MXNet:
+    excluding Convolution leaves `_sg_mkldnn_conv` quantized)."""
+    if n.name in names or n.op in ops:
         return True
     return any(m.name in names for g in n.subgraphs for m in g.topo() if not m.is_var)
 
@@ -103,6 +105,7 @@ def _avoided(n: Node, k: int) -> bool:
 def plan(sym: Symbol, excluded_names: set[str], excluded_ops: set[str], mode: str,
          offline: set[str]) -> Plan:
     p = Plan()
+    excluded_ops = {get_op(o) for o in excluded_ops if has_op(o)}     # MXNet ignores unknown
     marked = {id(n) for n in sym.topo()
               if quantized_form(n) and not _excluded(n, excluded_names, excluded_ops)}
     p.quantized = _smart(sym, marked) if mode == "smart" else marked
