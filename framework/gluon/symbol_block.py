@@ -146,6 +146,7 @@ class SymbolBlock(HybridBlock):
             if not (n.is_var and n.name in subst):
                 c = Node(n.opname, n.name, n.attrs, op=n.op)
                 c.inputs = [entry(src, i) for src, i in n.inputs]
+                c.subgraphs = n.subgraphs
                 new[id(n)] = c
         ret = type(out)([entry(n, i) for n, i in out.outputs])
         return regroup(list(ret), self._out_format)[0]

@@ -77,6 +77,7 @@ def _build(ctx, symbol, params, info, graph_name):
         else:
             _lower_node(ctx, node, info, values)
     outputs = _outputs(ctx, symbol, values, info)
+    ctx.materialize()
     used = {n for node in ctx.nodes for n in node.input}
     inputs = [i for i in inputs if i.name in used]     # e.g. SoftmaxOutput's label
     h = ctx.helper

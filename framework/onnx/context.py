@@ -41,6 +41,10 @@ class LoweringContext:
         self.dynamic_batch = False
         self.batch_source: str | None = None   # graph input whose axis 0 is the batch
         self.static_batch = 1
+        # value name -> another encoding of the same value a later lowering may read instead
+        # (an int8 tensor's uint8 twin around 128: ops/_int8_onnx.py)
+        self.twins: dict[str, tuple] = {}
+        self._deferred: dict[str, object] = {}
 
     # -- names --------------------------------------------------------------------------------
     def reserve(self, name: str) -> str:
@@ -113,6 +117,33 @@ class LoweringContext:
         self.nodes.append(self.helper.make_node(op_type, list(inputs), outs,
                                                 name=self.fresh(f"{op_type}"), **attrs))
         return outs[0] if n_out == 1 else outs
+
+    def defer(self, name: str, emit) -> str:
+        """A value written only if a node reads it: `emit()` writes its nodes and returns the
+        value `name` then copies (see `materialize`)."""
+        self._deferred[name] = emit
+        return name
+
+    def materialize(self) -> None:
+        """Write the deferred values that the graph reads, each right after the nodes it reads
+        (the node list stays in topological order)."""
+        while True:
+            read = {i for n in self.nodes for i in n.input}
+            todo = [k for k in self._deferred if k in read]
+            if not todo:
+                return
+            for k in todo:
+                start = len(self.nodes)
+                src = self._deferred.pop(k)()
+                self.nodes.append(self.helper.make_node("Identity", [src], [k],
+                                                        name=self.fresh("Identity")))
+                new = self.nodes[start:]
+                del self.nodes[start:]
+                made = {o for n in new for o in n.output}
+                needs = {i for n in new for i in n.input} - made
+                at = max((j + 1 for j, n in enumerate(self.nodes) if needs & set(n.output)),
+                         default=0)
+                self.nodes[at:at] = new
 
     def const(self, value, dtype=None, hint: str = "const") -> str:
         """An initializer holding `value` (small identical constants are shared)."""

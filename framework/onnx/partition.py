@@ -76,7 +76,8 @@ def partition_onnxruntime(sym: Symbol, args: Mapping | None = None, aux: Mapping
 
 
 def _takes(n: Node) -> bool:
-    return not n.subgraphs and lowerable(n)
+    # a node with a subgraph is taken only when the subgraph is its configuration (fused ops)
+    return (not n.subgraphs or n.op.subgraph_attrs is not None) and lowerable(n)
 
 
 def _entry_info(sym: Symbol, params: dict, data_shapes: Mapping, data_dtypes: Mapping) -> _Info:

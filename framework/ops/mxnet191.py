@@ -53,7 +53,9 @@ _contrib_box_non_maximum_suppression=overlap_thresh,valid_thresh,topk,coord_star
 _contrib_dequantize=out_type _contrib_div_sqrt_dim _contrib_quantize=out_type
 _contrib_quantize_v2=out_type,min_calib_range,max_calib_range _contrib_quantized_act=act_type
 _contrib_quantized_concat=num_args,dim
+_contrib_quantized_conv=kernel,stride,dilate,pad,num_filter,num_group,workspace,no_bias,cudnn_tune,cudnn_off,layout
 _contrib_quantized_elemwise_add=min_calib_range,max_calib_range _contrib_quantized_flatten
+_contrib_quantized_fully_connected=num_hidden,no_bias,flatten
 _contrib_quantized_pooling=kernel,pool_type,global_pool,cudnn_off,pooling_convention,stride,pad,p_value,count_include_pad,layout
 _contrib_requantize=out_type,min_calib_range,max_calib_range _copy _div
 _div_scalar=scalar,is_int _equal _equal_scalar=scalar,is_int _full=shape,ctx,dtype,value
@@ -129,7 +131,7 @@ _npx_sigmoid _npx_softmax=axis,temperature,dtype,use_length
 _npx_topk=axis,k,ret_typ,is_ascend,dtype _ones=shape,ctx,dtype _plus _plus_scalar=scalar,is_int
 _power _power_scalar=scalar,is_int _rdiv_scalar=scalar,is_int _rminus_scalar=scalar,is_int
 _rmod_scalar=scalar,is_int _rnn_param_concat=num_args,dim _rpower_scalar=scalar,is_int
-_sg_mkldnn_conv=quantized,with_bn,with_act,with_sum,with_postsum_act,min_calib_range,max_calib_range
+_sg_mkldnn_conv=with_bn,with_act,with_sum,with_postsum_act,quantized,min_calib_range,max_calib_range
 _sg_mkldnn_fully_connected=quantized,enable_float_output,with_eltwise,min_calib_range,max_calib_range,channel_wise_quantize
 _split_v2=indices,axis,squeeze_axis,sections _sub _zeros=shape,ctx,dtype abs add_n
 amp_cast=dtype arccos arccosh arcsin arcsinh arctan arctanh argmax=axis,keepdims argmax_channel

@@ -37,8 +37,11 @@ def _fc_flops(a, ins, outs):
     return 2 * int(np.prod(outs[0])) * int(ins[1][1])
 
 
+FC_ATTRS = {"num_hidden": Int(), "no_bias": Bool(False), "flatten": Bool(True)}
+
+
 @register("FullyConnected", "_npx_fully_connected",
-          attrs={"num_hidden": Int(), "no_bias": Bool(False), "flatten": Bool(True)},
+          attrs=FC_ATTRS,
           inputs=_fc_inputs, infer_shape=_fc_shape, infer_param_shapes=_fc_param_shapes,
           strict=True, out=True, flops=_fc_flops, dtype_pair=("data", "weight"), layer="dense",
           with_act="_hs_dense",

@@ -3,8 +3,8 @@
 
 A quantized tensor travels as three outputs: the int8/uint8/int32 data and the real range
 [min, max] (shape-(1,) float32 arrays) that its levels map onto (ops/_int8.py). The fused
-convolution / fully-connected nodes are in ops/mkldnn_subgraph.py; their ONNX lowerings and
-these ops' lowerings are at the end of each module.
+convolution / fully-connected nodes are in ops/mkldnn_conv.py and ops/mkldnn_fc.py. ONNX
+lowerings are at the end of each module.
 """
 from __future__ import annotations
 
@@ -38,6 +38,11 @@ def _has_calib(a: Attrs) -> bool:
 CALIB_ATTRS = {"min_calib_range": Float(None), "max_calib_range": Float(None)}
 
 
+def float_ranges(a: Attrs, names: list[str]) -> list:
+    """Input dtypes of a quantized op: its range inputs (…min…, …max…) are float32."""
+    return [_F32 if "min" in n or "max" in n else None for n in names]
+
+
 # -- quantize / dequantize / requantize ---------------------------------------------------------
 def _quantize_v2_type(a: Attrs, d: list) -> list:
     dt = np.dtype(d[0]) if d[0] is not None else _F32
@@ -49,7 +54,8 @@ def _quantize_v2_type(a: Attrs, d: list) -> list:
           attrs={"out_type": Str("int8", choices=("auto", "int8", "uint8")), **CALIB_ATTRS,
                  "shifted_output": Bool(None)},
           num_outputs=3, infer_shape=lambda a, s: _ranged(s[0]),
-          infer_type=_quantize_v2_type, strict=True, monitor_indexed_outputs=True)
+          infer_type=_quantize_v2_type, strict=True, quantized=True, monitor_indexed_outputs=True,
+          passes_shape=True)
 def quantize_v2(a: Attrs, x: np.ndarray):
     """float32 → int8/uint8 over the calibrated range (or the data's own min/max); int8/uint8
     data passes through with its range."""
@@ -75,8 +81,9 @@ def quantize_v2(a: Attrs, x: np.ndarray):
 @register("_contrib_quantize", inputs=("data", "min_range", "max_range"),
           attrs={"out_type": Str("uint8", choices=("int8", "uint8"))},
           num_outputs=3, infer_shape=lambda a, s: _ranged(s[0]),
-          infer_type=lambda a, d: [np.dtype(a.out_type), _F32, _F32], strict=True,
-          monitor_indexed_outputs=True)
+          infer_type=lambda a, d: [np.dtype(a.out_type), _F32, _F32], strict=True, quantized=True,
+          monitor_indexed_outputs=True, passes_shape=True,
+          input_dtypes=float_ranges)
 def quantize(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """float32 → int8 (127 levels, range ±max|range|) or uint8 (255 levels, range as given)."""
     amax = q.abs_max(q.scalar(lo), q.scalar(hi))
@@ -96,7 +103,8 @@ def dequantize_array(x: np.ndarray, lo, hi) -> np.ndarray:
 
 @register("_contrib_dequantize", inputs=("data", "min_range", "max_range"),
           attrs={"out_type": Str("float32", choices=("float32",))},
-          infer_shape=lambda a, s: [tuple(s[0])], infer_type=lambda a, d: [_F32], strict=True)
+          infer_shape=lambda a, s: [tuple(s[0])], infer_type=lambda a, d: [_F32], strict=True, quantized=True,
+          input_dtypes=float_ranges)
 def dequantize(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """int8/uint8/int32 → float32 over the range [min, max]."""
     if x.dtype not in q.QDTYPES and x.dtype != np.int32:
@@ -111,7 +119,8 @@ def _requantize_type(a: Attrs, d: list) -> list:
 @register("_contrib_requantize", inputs=("data", "min_range", "max_range"),
           attrs={"out_type": Str("int8", choices=("auto", "int8", "uint8")), **CALIB_ATTRS},
           num_outputs=3, infer_shape=lambda a, s: _ranged(s[0]),
-          infer_type=_requantize_type, strict=True, monitor_indexed_outputs=True)
+          infer_type=_requantize_type, strict=True, quantized=True, monitor_indexed_outputs=True,
+          input_dtypes=float_ranges)
 def requantize(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """int32 → int8/uint8 over the calibrated range, or over the range the data reaches."""
     if x.dtype != np.int32:
@@ -137,7 +146,8 @@ def _pool_type(a: Attrs, d: list) -> list:
 @register("_contrib_quantized_pooling", inputs=("data", "min_data", "max_data"),
           attrs=POOL_ATTRS, num_outputs=3, output_names=_OUT3,
           infer_shape=lambda a, s: _ranged(_pool_shape(a, [s[0]])[0]), infer_type=_pool_type,
-          strict=True)
+          strict=True, quantized=True,
+          input_dtypes=float_ranges)
 def quantized_pooling(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """Max or average pooling of int8/uint8 levels; the range is unchanged (averages round to
     nearest, as oneDNN does)."""
@@ -152,7 +162,8 @@ def quantized_pooling(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
 
 @register("_contrib_quantized_act", inputs=("data", "min_data", "max_data"),
           attrs={"act_type": Str(choices=("relu",))}, num_outputs=3, output_names=_OUT3,
-          infer_shape=lambda a, s: _ranged(s[0]), infer_type=_pool_type, strict=True)
+          infer_shape=lambda a, s: _ranged(s[0]), infer_type=_pool_type, strict=True, quantized=True,
+          input_dtypes=float_ranges)
 def quantized_act(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """ReLU on int8/uint8 levels; the range is unchanged."""
     q.check_qdtype(x, "_contrib_quantized_act")
@@ -162,7 +173,8 @@ def quantized_act(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
 @register("_contrib_quantized_flatten", inputs=("data", "min_data", "max_data"),
           num_outputs=3, output_names=_OUT3,
           infer_shape=lambda a, s: _ranged((s[0][0], int(np.prod(s[0][1:])))),
-          infer_type=_pool_type, strict=True)
+          infer_type=_pool_type, strict=True, quantized=True,
+          input_dtypes=float_ranges)
 def quantized_flatten(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """Flatten to 2-D; levels and range unchanged."""
     return x.reshape(x.shape[0], -1), lo, hi
@@ -183,7 +195,8 @@ def _concat_type(a: Attrs, d: list) -> list:
 @register("_contrib_quantized_concat", attrs={"num_args": Int(), "dim": Int(1)},
           inputs=_concat_inputs, num_outputs=3, output_names=_OUT3,
           infer_shape=lambda a, s: _ranged(_concat_shape(a, s[:a.num_args])[0]),
-          infer_type=_concat_type, strict=True)
+          infer_type=_concat_type, strict=True, quantized=True,
+          input_dtypes=float_ranges)
 def quantized_concat(a: Attrs, *ins: np.ndarray):
     """Concatenate levels after rescaling every input onto the widest range (int8 if any input
     is int8); an input already at that scale is copied as is."""
@@ -217,7 +230,8 @@ def _add_shape(a: Attrs, s: list) -> list:
 @register("_contrib_quantized_elemwise_add",
           inputs=("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"), attrs=CALIB_ATTRS,
           num_outputs=3, output_names=_OUT3, infer_shape=_add_shape, infer_type=_add_type,
-          strict=True)
+          strict=True, quantized=True,
+          input_dtypes=float_ranges)
 def quantized_elemwise_add(a: Attrs, x, y, x_lo, x_hi, y_lo, y_hi):
     """Sum of two quantized tensors: onto the calibrated range (int8/uint8), else int32 levels
     over the range |x|max + |y|max."""
@@ -240,3 +254,108 @@ def quantized_elemwise_add(a: Attrs, x, y, x_lo, x_hi, y_lo, y_hi):
             y, fy = q.saturate(y * fy, np.int8), np.float32(1)
     total = x.astype(np.float32) * fx + y.astype(np.float32) * fy
     return q.saturate(total, dt), *q.range_out(lo, hi)
+
+
+# -- ONNX lowerings (QDQ: ONNX Runtime fuses them into its integer kernels) ---------------------
+from . import _int8_onnx as qo  # noqa: E402
+from .lowering import lowers, refuse_if  # noqa: E402
+
+_uncalibrated = refuse_if(its_range_is_computed_at_run_time=lambda a: not _has_calib(a))
+
+
+@lowers(quantize_v2, check=refuse_if(
+    its_range_is_computed_at_run_time=lambda a: not _has_calib(a),
+    shifted_output=lambda a: bool(a.shifted_output)))
+def _quantize_v2_onnx(ctx, node, ins):
+    a = node.parsed
+    lo, hi = _calib(a)
+    if ctx.dtype(ins[0]) in q.QDTYPES:
+        return [ctx.op("Identity", ins[:1]), *qo.range_outputs(ctx, lo, hi)]
+    dt = q.auto_dtype(a.out_type, lo, hi)
+    out = (-q.abs_max(lo, hi), q.abs_max(lo, hi)) if dt == np.int8 else (lo, hi)
+    return [qo.quantize(ctx, ins[0], qo.level(dt, lo, hi), dt), *qo.range_outputs(ctx, *out)]
+
+
+@lowers(quantize)
+def _quantize_onnx(ctx, node, ins):
+    lo, hi = qo.const_range(ctx, ins[1], ins[2])
+    dt = np.dtype(node.parsed.out_type)
+    amax = q.abs_max(lo, hi)
+    step = amax / np.float32(127 if dt == np.int8 else 255)
+    out = (-amax, amax) if dt == np.int8 else (lo, hi)
+    return [qo.quantize(ctx, ins[0], step, dt), *qo.range_outputs(ctx, *out)]
+
+
+@lowers(dequantize)
+def _dequantize_onnx(ctx, node, ins):
+    lo, hi = qo.const_range(ctx, ins[1], ins[2])
+    dt = ctx.dtype(ins[0])
+    if dt == np.int32:
+        return qo.dequantize(ctx, ins[0], q.abs_max(lo, hi) / q.INT32_MAX)
+    return qo.dequantize(ctx, ins[0], qo.level(dt, lo, hi))
+
+
+@lowers(requantize, check=_uncalibrated)
+def _requantize_onnx(ctx, node, ins):
+    a = node.parsed
+    lo, hi = qo.const_range(ctx, ins[1], ins[2])
+    real = qo.dequantize(ctx, ins[0], q.abs_max(lo, hi) / q.INT32_MAX)
+    dt = q.auto_dtype(a.out_type, *_calib(a))
+    amax = q.abs_max(*_calib(a))
+    out = qo.quantize(ctx, real, amax / np.float32(127 if dt == np.int8 else 255), dt)
+    return [out, *qo.range_outputs(ctx, -amax if dt == np.int8 else 0.0, amax)]
+
+
+def _same_levels(ctx, ins, fn):
+    """An op on the real values whose result keeps the input's levels and range."""
+    lo, hi = qo.const_range(ctx, ins[1], ins[2])
+    step = qo.level(ctx.dtype(ins[0]), lo, hi)
+    y = fn(qo.dequantize(ctx, ins[0], step))
+    return [qo.quantize(ctx, y, step, ctx.dtype(ins[0])), ins[1], ins[2]]
+
+
+@lowers(quantized_pooling, check=refuse_if(
+    pool_type_other_than_max_or_avg=lambda a: a.pool_type not in ("max", "avg")))
+def _quantized_pooling_onnx(ctx, node, ins):
+    if node.parsed.pool_type == "max":        # max commutes with the levels: stays integer
+        return [pooling.onnx.fn(ctx, node, ins[:1]), ins[1], ins[2]]
+    return _same_levels(ctx, ins, lambda x: pooling.onnx.fn(ctx, node, [x]))
+
+
+@lowers(quantized_act)
+def _quantized_act_onnx(ctx, node, ins):
+    return _same_levels(ctx, ins, lambda x: ctx.op("Relu", [x]))
+
+
+@lowers(quantized_flatten)
+def _quantized_flatten_onnx(ctx, node, ins):
+    return [ctx.op("Flatten", ins[:1], axis=1), ins[1], ins[2]]
+
+
+@lowers(quantized_concat)
+def _quantized_concat_onnx(ctx, node, ins):
+    a = node.parsed
+    n = a.num_args
+    ranges = [qo.const_range(ctx, ins[n + 2 * i], ins[n + 2 * i + 1]) for i in range(n)]
+    lo = min(0.0, *(r[0] for r in ranges))
+    hi = max(0.0, *(r[1] for r in ranges))
+    dt = _concat_type(a, [ctx.dtype(x) for x in ins[:n]])[0]
+    reals = [qo.dequantize(ctx, x, qo.level(ctx.dtype(x), *r)) for x, r in zip(ins[:n], ranges)]
+    y = ctx.op("Concat", reals, axis=a.dim)
+    ctx.bind(y, ctx.out_shape(0), np.float32, ctx.out_varying[0])
+    return [qo.quantize(ctx, y, qo.level(dt, lo, hi), dt), *qo.range_outputs(ctx, lo, hi)]
+
+
+@lowers(quantized_elemwise_add, check=_uncalibrated)
+def _quantized_add_onnx(ctx, node, ins):
+    a = node.parsed
+    dts = [ctx.dtype(ins[0]), ctx.dtype(ins[1])]
+    dt = _add_type(a, dts)[0]
+    step = qo.level(dt, *_calib(a))
+    reals = [qo.dequantize_input(ctx, ins, k, 2 + 2 * k, 3 + 2 * k) for k in (0, 1)]
+    if dts[0] != dts[1]:              # MXNet rounds the uint8 operand to int8 output levels first
+        k = dts.index(np.dtype(np.uint8))
+        reals[k] = qo.dequantize(ctx, qo.quantize(ctx, reals[k], step, np.int8), step)
+    y = ctx.op("Add", reals)
+    ctx.bind(y, ctx.out_shape(0), np.float32, ctx.out_varying[0])
+    return [qo.quantize(ctx, y, step, dt), *qo.range_outputs(ctx, *_calib(a))]

@@ -42,6 +42,9 @@ class OpDef:
     output_names: Sequence[str] | None = None      # BatchNorm: output, mean, var
     infer_shape: ShapeFn | None = None             # (attrs, in_shapes) -> out_shapes
     infer_type: Callable[[Attrs, list], list] | None = None
+    # (attrs, input names) -> the dtype the op gives each input when it is unknown, or None
+    # (MXNet's FInferType fills inputs too: quantized ops' float32 ranges, int8 FC weights)
+    input_dtypes: Callable[[Attrs, list], list] | None = None
     # (attrs, in_shapes) -> in_shapes with unknown parameter shapes filled in (weights of FC, conv…)
     infer_param_shapes: ShapeFn | None = None
     strict: bool = False                           # unknown (non-dunder) attr names are errors
@@ -86,6 +89,10 @@ class OpDef:
     # (attrs, weight shape) -> (data shape with -1 for free dims, flattened units) or None:
     # what the op's weight says of its data input (a served model's default signature)
     data_shape: Callable[[Attrs, tuple], tuple | None] | None = None
+    # computes on 8-bit levels (MXNet's INT8 ops): two engines may round a level apart
+    quantized: bool | Callable[[Attrs], bool] = False
+    # output 0 has input 0's shape (quantize): a served model's signature is read through it
+    passes_shape: bool = False
     # (file version, raw attrs) -> None: rewrites what an older MXNet JSON meant (symbol/json_io.py)
     upgrade: Callable[[int, dict], None] | None = None
     amp: bool = False                    # inserted by mixed precision: export may drop it
@@ -133,6 +140,10 @@ class OpDef:
     # -- facts ---------------------------------------------------------------------------------
     def is_elementwise(self, a: Attrs) -> bool:
         e = self.elementwise
+        return e(a) if callable(e) else e
+
+    def is_quantized(self, a: Attrs) -> bool:
+        e = self.quantized
         return e(a) if callable(e) else e
 
     def is_inplace(self, a: Attrs) -> bool:

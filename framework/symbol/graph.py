@@ -20,7 +20,7 @@ _node_ids = itertools.count()
 
 
 class Node:
-    __slots__ = ("opname", "op", "name", "attrs", "inputs", "control_deps", "subgraphs",
+    __slots__ = ("opname", "op", "name", "attrs", "inputs", "control_deps", "_subgraphs",
                  "_parsed", "__weakref__")
 
     def __init__(self, opname: str, name: str, attrs: dict | None = None,
@@ -31,8 +31,18 @@ class Node:
         self.attrs: dict[str, str] = dict(attrs or {})
         self.inputs: list[Entry] = list(inputs)
         self.control_deps: list[Node] = []
-        self.subgraphs: list = []
+        self._subgraphs: list = []
         self._parsed: Attrs | None = None
+
+    @property
+    def subgraphs(self) -> list:
+        return self._subgraphs
+
+    @subgraphs.setter
+    def subgraphs(self, value: list) -> None:
+        self._subgraphs = value
+        if self.op is not None and self.op.subgraph_attrs is not None:
+            self._parsed = None         # a fused op's attrs come from its subgraph: parse again
 
     @property
     def is_var(self) -> bool:

@@ -136,6 +136,9 @@ def infer_dtypes(sym: Symbol, known: dict[str, np.dtype]) -> dict[tuple[int, int
                 dts[(id(n), 0)] = None
             continue
         ins = [dts.get((id(src), i)) for src, i in n.inputs]
+        if n.op.input_dtypes is not None and None in ins:
+            fixed = n.op.input_dtypes(n.parsed, n.op.input_names(n.parsed))
+            ins = [d if d is not None else f for d, f in zip(ins, fixed)]
         # parameters default to the data dtype (MXNet's backward type propagation)
         ins = [d if d is not None else (ins[0] if ins and ins[0] is not None else np.dtype(np.float32))
                for d in ins]

@@ -299,5 +299,6 @@ def _strip_amp_cast(sym: Symbol) -> Symbol:
             continue
         c = Node(n.opname, n.name, n.attrs, op=n.op)
         c.inputs = [resolve(e) for e in n.inputs]
+        c.subgraphs = n.subgraphs
         new[id(n)] = c
     return Symbol([resolve(e) for e in sym.outputs])

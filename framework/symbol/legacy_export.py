@@ -159,8 +159,8 @@ def to_legacy(sym: Symbol, input_shapes: dict[str, tuple] | None = None) -> Symb
         else:
             target, attrs = _translate(n, shape_of)
             c = Node(target, n.name, attrs, op=get_op(target, n.name))
-            c.subgraphs = [to_legacy(g) for g in n.subgraphs]   # fused nodes parse from theirs
             c.inputs = [(new[id(src)], i) for src, i in n.inputs]
+            c.subgraphs = [to_legacy(g) for g in n.subgraphs]   # fused ops parse from it
             if len(c.inputs) != len(c.op.input_names(c.parsed)) and not c.op.aux:
                 # a translation must never change the arity; fail loudly instead of writing junk
                 raise _err(n, f"{target} expects {len(c.op.input_names(c.parsed))} inputs, "

@@ -59,8 +59,12 @@ def default_input(sym, name: str, params: dict[str, np.ndarray]) -> IOSpec:
             datatype = v2_datatype(dtype_from_flag(int(var.attrs["__dtype__"])))
         except Exception:  # noqa: BLE001 - a hint only
             pass
+    src = var
     for n in sym.topo():
-        if n.is_var or not n.inputs or n.inputs[0][0] is not var:
+        if n.is_var or not n.inputs or n.inputs[0][0] is not src:
+            continue
+        if n.op.passes_shape:              # e.g. an INT8 model's quantize: read what follows
+            src = n
             continue
         w = params.get(n.inputs[1][0].name) if len(n.inputs) > 1 else None
         if w is None:

@@ -87,3 +87,16 @@ def test_weights_quantized_once_per_parameter_set(monkeypatch):
     monkeypatch.setattr(_int8, "quantize_weight", lambda *a: calls.append(1))
     net(fw.np.array(x))
     assert calls == []
+
+
+@pytest.mark.parametrize("name", ["resnet_naive_auto", "mlp_naive_exclude", "convnet_none_auto"])
+def test_export_1x_round_trips(tmp_path, name):
+    """The 1.x export (the files real MXNet 1.9.1 loads: tests/interop/check_int8_export.py)
+    keeps the fused nodes, their subgraphs and MXNet's int8 parameters."""
+    net, x, io = imports(name)
+    y = net(fw.np.array(x)).asnumpy()
+    sym_file, params_file = net.export(str(tmp_path / name), format="1.x")
+    back = fw.gluon.SymbolBlock.imports(sym_file, ["data"], params_file)
+    np.testing.assert_array_equal(back(fw.np.array(x)).asnumpy(), y)
+    text = open(sym_file).read()
+    assert '"subgraphs"' in text and "_sg_mkldnn_" in text

@@ -99,3 +99,24 @@ def test_quantized_elemwise_add_without_calibration_is_int32():
     assert s.dtype == np.int32 and (lo[0], hi[0]) == (-4.0, 4.0)
     real = s[0] * 4.0 / 2147483647
     np.testing.assert_allclose(real, 127 / 127.5 * 1 - 127 / 127.5 * 3, rtol=1e-5)
+
+
+def test_unfused_quantized_conv_adds_the_int8_bias_raw():
+    x = np.full((1, 1, 3, 3), 2, np.uint8)
+    w = np.ones((1, 1, 3, 3), np.int8)
+    b = np.array([5], np.int8)
+    y, lo, hi = run("_contrib_quantized_conv", {"kernel": "(3, 3)", "num_filter": "1"},
+                    x, w, b, *rng(0, 1), *rng(-1, 1), *rng(-1, 1))
+    assert y.dtype == np.int32 and y.ravel().tolist() == [9 * 2 + 5]
+    top = (1 / 127) * (1 / 127) * 2147483647           # int8 × int8 levels of int32's top
+    np.testing.assert_allclose([lo[0], hi[0]], [-top, top], rtol=1e-6)
+
+
+def test_unfused_quantized_fc_rescales_the_bias():
+    x = np.array([[10, 20]], np.int8)
+    w = np.array([[1, 2]], np.int8)
+    b = np.array([64], np.int8)
+    y, _, _ = run("_contrib_quantized_fully_connected", {"num_hidden": "1"},
+                  x, w, b, *rng(-1, 1), *rng(-1, 1), *rng(-2, 2))
+    # bias 64 levels of 2/127.5 → product levels (127.5 · 127.5 per unit): 64·2·127.5 → trunc
+    assert y.tolist() == [[10 + 40 + int(64 * 2 * 127.5)]]

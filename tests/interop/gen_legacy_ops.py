@@ -43,14 +43,13 @@ print(json.dumps(out))
 '''
 
 
-# oneDNN's fused nodes parse their own attributes (MXNet lists none for them): the names
-# their 1.9.1 parsers read (src/operator/subgraph/mkldnn/mkldnn_{conv,fc}*.h)
+# oneDNN's fused subgraph operators parse their own parameter structs (MKLDNNConvParam,
+# MKLDNNFCParam in MXNet 1.9.1's src/operator/nn/mkldnn/), which the C API does not list
 _SELF_PARSED = {
-    "_sg_mkldnn_conv": ["quantized", "with_bn", "with_act", "with_sum", "with_postsum_act",
+    "_sg_mkldnn_conv": ["with_bn", "with_act", "with_sum", "with_postsum_act", "quantized",
                         "min_calib_range", "max_calib_range"],
     "_sg_mkldnn_fully_connected": ["quantized", "enable_float_output", "with_eltwise",
-                                   "min_calib_range", "max_calib_range",
-                                   "channel_wise_quantize"],
+                                   "min_calib_range", "max_calib_range", "channel_wise_quantize"],
 }
 
 
@@ -59,7 +58,9 @@ def main() -> None:
     py = os.path.join(venvs, "mxnet-1.9.1", "bin", "python")
     res = subprocess.run([py, "-c", _DUMP], capture_output=True, text=True, check=True)
     mx_ops = json.loads(res.stdout.strip().splitlines()[-1])
-    mx_ops.update({k: v for k, v in _SELF_PARSED.items() if k in mx_ops and not mx_ops[k]})
+    for name, attrs in _SELF_PARSED.items():
+        if name in mx_ops and not mx_ops[name]:
+            mx_ops[name] = attrs
     from framework.ops.registry import all_ops
     ours = all_ops()
     rows = [n + ("=" + ",".join(mx_ops[n]) if mx_ops[n] else "")
