@@ -48,6 +48,7 @@ def test_metadata_reports_agreement(served):
     assert r.status_code == 200, r.text
     p = r.json()["parameters"]
     assert p["quantized"] == "auto" and p["quantize_calib_mode"] == "naive"
+    assert p["engine"] == "onnxruntime"         # the INT8 operators lower: served by ORT
     assert p["quantize_calib_examples"] == 32
     assert p["quantize_top1_agreement"] >= 0.9
     assert 0 < p["quantize_max_abs_diff"] < 0.2
