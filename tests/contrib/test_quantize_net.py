@@ -168,3 +168,32 @@ def test_mxnet_spelling_and_onnxruntime_backend():
     want = q(x).asnumpy()
     q.optimize_for(x, backend="onnxruntime")     # regions that lower run in ORT, the rest NumPy
     np.testing.assert_allclose(q(x).asnumpy(), want, rtol=1e-5, atol=1e-5)
+
+
+class _MinMax:
+    """A user's collector (MXNet's LayerOutputCollector protocol): collect(name, array)."""
+
+    def __init__(self):
+        self.min_max_dict: dict = {}
+
+    def collect(self, name, arr):
+        lo, hi = float(np.min(arr)), float(np.max(arr))
+        old = self.min_max_dict.get(name, (lo, hi))
+        self.min_max_dict[name] = (min(old[0], lo), max(old[1], hi))
+
+
+def test_customize_collector_and_logger(caplog):
+    import logging
+    data = np.load(os.path.join(FIX, "branchy-calib.npz"))
+    x = data["calib"]
+    col = _MinMax()
+    with caplog.at_level(logging.INFO, logger="quant-test"):
+        q = quantize_net(_float_net("branchy"), calib_mode="customize",
+                         calib_data=[(x[i:i + 8], np.zeros(8)) for i in range(0, 32, 8)],
+                         LayerOutputCollector=col, logger=logging.getLogger("quant-test"))
+    assert "data" in col.min_max_dict and "sg_mkldnn_conv_act_0_output" in col.min_max_dict
+    assert any("Collected statistics from 32 examples" in r.message for r in caplog.records)
+    ours = json.loads(to_json(q._cached_graph[1], version=10901, np_shape=False))
+    with open(os.path.join(FIX, "branchy-naive-qsymbol.json")) as f:
+        ref = json.load(f)
+    assert _split_ranges(_rows(ours))[0] == _split_ranges(_rows(ref))[0]   # min/max = naive
