@@ -96,6 +96,9 @@ class OpDef:
     # (file version, raw attrs) -> None: rewrites what an older MXNet JSON meant (symbol/json_io.py)
     upgrade: Callable[[int, dict], None] | None = None
     amp: bool = False                    # inserted by mixed precision: export may drop it
+    # MXNet's FQuantizedOp: the INT8 operator that stands for this one in a quantized graph
+    # (contrib.quantization), or a function of the attrs giving it (None: stays float there)
+    quantized: str | Callable[[Attrs], str | None] | None = None
 
     # -- attributes ---------------------------------------------------------------------------
     def parse_attrs(self, raw: dict[str, Any], node: str | None = None) -> Attrs:

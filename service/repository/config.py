@@ -141,6 +141,18 @@ class VersionPolicy(BaseModel):
         return f"latest {self.latest.num_versions if self.latest is not None else 1}"
 
 
+class QuantizeConfig(BaseModel):
+    """Serve the model INT8: quantized at load by `contrib.quantization.quantize_net` with
+    the calibration inputs of `calib_file` (an `.npz` in the version or model directory: one
+    array per data input, named as the input or in input order, first axis = examples)."""
+    model_config = ConfigDict(extra="forbid")
+    dtype: Literal["auto", "int8", "uint8"] = "auto"
+    calib_mode: Literal["naive", "entropy", "none"] = "naive"
+    calib_file: str = Field(default="calib.npz", pattern=r"^[A-Za-z0-9_.-]{1,128}\.npz$")
+    num_calib_examples: Optional[int] = Field(default=None, ge=1, le=1_000_000)
+    exclude_layers: list[str] = Field(default_factory=list, max_length=10_000)
+
+
 class ModelConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: Optional[str] = None
@@ -152,6 +164,7 @@ class ModelConfig(BaseModel):
     dynamic_batching: Optional[DynamicBatching] = None
     version_policy: VersionPolicy = Field(default_factory=VersionPolicy)
     parameters: dict[str, Any] = Field(default_factory=dict)
+    quantize: Optional[QuantizeConfig] = None          # ours: INT8 serving (runtime/int8.py)
 
     def to_json_bytes(self) -> bytes:
         return orjson.dumps(self.model_dump(exclude_none=True), option=orjson.OPT_INDENT_2)

@@ -32,6 +32,7 @@ from ..limits import check_activations, check_json_depth
 from ..protocol.codec import InferInput
 from ..repository.config import ModelConfig
 from ..repository.store import ModelFiles
+from .int8 import quantize_for_serving
 from .compiled import BoundOp, Engine, OrtOptions, optimised_twin, ort_twin, verification_inputs
 from .signature import (IOSpec, concrete, default_input, infer_outputs, looks_like_param,
                         output_names)
@@ -100,6 +101,7 @@ class Runner:
         self.load_seconds = 0.0
         self.optimised = False              # requests run the NumPy optimize_for twin
         self.engine = Engine()              # what requests run, and why
+        self.quantization: dict = {}        # INT8 serving: agreement with float32 (int8.py)
         # the non-batch input dims the onnxruntime twin was built for, where requests may bring
         # others (free dims beyond the batch; an inferred FullyConnected input takes any shape
         # with its row size): those requests run the traced NumPy graph
@@ -140,6 +142,11 @@ class Runner:
             block.hybridize(static_alloc=True, static_shape=True)
         except (MXNetError, ValueError, KeyError, AssertionError, TypeError) as e:
             raise _load_error("building the block", e) from None
+        quantization: dict = {}
+        if cfg.quantize is not None:
+            say("quantizing to INT8")
+            block, quantization = quantize_for_serving(name, block, cfg.quantize, files,
+                                                       data_names)
         declared = {t.name: t for t in cfg.inputs}
         inputs = [IOSpec(n, declared[n].datatype,
                          tuple(declared[n].shape) if declared[n].shape is not None else None)
@@ -152,6 +159,7 @@ class Runner:
                                 if s.shape is not None}, max_tensor_elements, max_activation_bytes,
                           params={k: tuple(v.shape) for k, v in params.items()})
         r = cls(name, version, block, sym, inputs, outputs, effective)
+        r.quantization = quantization
         r.transforms = Transforms.build(name, effective, inputs, files)
         r._warm_up(explicit=bool(cfg.inputs), optimize=optimize, buffer_sets=buffer_sets,
                    progress=say, engine=engine, ort=ort or OrtOptions())
@@ -429,7 +437,8 @@ class Runner:
                 "inputs": [s.public() for s in self.inputs],
                 "outputs": [s.public() for s in self.outputs],
                 # the config's own parameters (an ignored MMS handler…) beside the engine's
-                "parameters": {**self.config.parameters, **self.engine.parameters()}}
+                "parameters": {**self.config.parameters, **self.engine.parameters(),
+                               **self.quantization}}
 
     def triton_config(self) -> dict:
         """Triton's model-config JSON; the engine joins the config's own `parameters` (Triton's
@@ -437,7 +446,8 @@ class Runner:
         doc = self.config.to_triton()
         doc["parameters"] = {**doc.get("parameters", {}),
                              **{k: {"string_value": str(v)}
-                                for k, v in self.engine.parameters().items()}}
+                                for k, v in {**self.engine.parameters(),
+                                             **self.quantization}.items()}}
         return doc
 
     def summary(self, batch: int = 1) -> dict:

@@ -51,21 +51,28 @@ class Transforms:
         return out
 
 
-def read_labels(model: str, filename: str, files: ModelFiles) -> list[str]:
-    """One label per line, from the version directory or else the model directory."""
+def beside(files, filename: str) -> Path | None:
+    """A file shipped with the model: in the version directory, else the model directory."""
     vdir = Path(files.symbol).parent
     for d in (vdir, vdir.parent):
-        p = d / filename
-        if p.is_file():
-            size = p.stat().st_size
-            if size > MAX_LABELS_BYTES:
-                raise BadRequest(f"model '{model}': labels file '{filename}' is {size} bytes, "
-                                 f"over the limit of {MAX_LABELS_BYTES}")
-            try:
-                text = p.read_bytes().decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise BadRequest(f"model '{model}': labels file '{filename}' is not UTF-8 "
-                                 f"text: {e}") from None
-            return [ln.strip() for ln in text.splitlines()]
-    raise BadRequest(f"model '{model}': label_filename '{filename}' is in neither the version "
-                     f"directory nor the model directory")
+        if (d / filename).is_file():
+            return d / filename
+    return None
+
+
+def read_labels(model: str, filename: str, files: ModelFiles) -> list[str]:
+    """One label per line, from the version directory or else the model directory."""
+    p = beside(files, filename)
+    if p is None:
+        raise BadRequest(f"model '{model}': label_filename '{filename}' is in neither the "
+                         "version directory nor the model directory")
+    size = p.stat().st_size
+    if size > MAX_LABELS_BYTES:
+        raise BadRequest(f"model '{model}': labels file '{filename}' is {size} bytes, "
+                         f"over the limit of {MAX_LABELS_BYTES}")
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadRequest(f"model '{model}': labels file '{filename}' is not UTF-8 "
+                         f"text: {e}") from None
+    return [ln.strip() for ln in text.splitlines()]
