@@ -138,9 +138,35 @@ def resize_cases():
                                      "fix_gamma": "False"}, bn
 
 
+def deform_cases():
+    """Deformable convolutions (v1 and v2): offsets large enough to sample past every border,
+    and some landing exactly on pixel rows/columns."""
+    x = rng.normal(0, 1, (2, 4, 6, 7)).astype(np.float32)
+    for masked in (False, True):
+        op = "_contrib_ModulatedDeformableConvolution" if masked else \
+            "_contrib_DeformableConvolution"
+        for attrs, F, dg, (ho, wo) in (
+                ({"kernel": "(3, 3)", "pad": "(1, 1)"}, 5, 1, (6, 7)),
+                ({"kernel": "(3, 2)", "stride": "(2, 1)", "dilate": "(1, 2)", "num_group": "2",
+                  "num_deformable_group": "2", "no_bias": "True"}, 4, 2, (2, 5)),
+                ({"kernel": "(1, 1)", "num_deformable_group": "4"}, 4, 4, (6, 7))):
+            k = eval(attrs["kernel"])
+            kk = k[0] * k[1]
+            off = rng.normal(0, 2.5, (2, 2 * kk * dg, ho, wo)).astype(np.float32)
+            off[..., ::3] = np.round(off[..., ::3])             # integer offsets: exact taps
+            g = int(attrs.get("num_group", "1"))
+            ins = [x, off]
+            if masked:
+                ins.append(rng.uniform(0, 1, (2, kk * dg, ho, wo)).astype(np.float32))
+            ins.append(rng.normal(0, 0.5, (F, 4 // g) + k).astype(np.float32))
+            if attrs.get("no_bias") != "True":
+                ins.append(rng.normal(0, 0.5, (F,)).astype(np.float32))
+            yield op, {**attrs, "num_filter": str(F)}, ins
+
+
 def main() -> None:
     arrays, meta = {}, []
-    for i, (op, attrs, ins) in enumerate(list(cases()) + list(resize_cases())):
+    for i, (op, attrs, ins) in enumerate(list(cases()) + list(resize_cases()) + list(deform_cases())):
         fn = getattr(mx.nd, op) if hasattr(mx.nd, op) else getattr(mx.nd.contrib, op[9:])
         outs = fn(*[mx.nd.array(a) for a in ins], **attrs)
         outs = outs if isinstance(outs, (list, tuple)) else [outs]
