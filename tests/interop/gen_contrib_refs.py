@@ -164,9 +164,39 @@ def deform_cases():
             yield op, {**attrs, "num_filter": str(F)}, ins
 
 
+def ps_roi_cases():
+    """Position-sensitive and rotated roi pooling: rois reaching past the map, tiny and
+    fractional ones, several images."""
+    feat = rng.normal(0, 1, (2, 3 * 9, 10, 12)).astype(np.float32)
+    rois = np.concatenate([rng.integers(0, 2, (7, 1)).astype(np.float32),
+                           boxes((7,), 50.0) - 5.0], -1)
+    rois[0, 1:] = [12.5, 7.5, 13.4, 8.2]                        # rounds to a 1-pixel roi
+    ps = {"spatial_scale": "0.25", "output_dim": "3", "pooled_size": "3"}
+    yield "_contrib_PSROIPooling", ps, [feat, rois]
+    yield "_contrib_PSROIPooling", {**ps, "pooled_size": "4", "group_size": "3"}, [feat, rois]
+    yield "_contrib_PSROIPooling", {**ps, "pooled_size": "2", "group_size": "3"}, [feat, rois]
+    dps = {"spatial_scale": "0.25", "output_dim": "3", "group_size": "3", "pooled_size": "3"}
+    yield "_contrib_DeformablePSROIPooling", {**dps, "no_trans": "True",
+                                              "sample_per_part": "2"}, [feat, rois]
+    trans = rng.normal(0, 1, (7, 2 * 3, 3, 3)).astype(np.float32)
+    yield "_contrib_DeformablePSROIPooling", {**dps, "trans_std": "0.1",
+                                              "sample_per_part": "3"}, [feat, rois, trans]
+    yield "_contrib_DeformablePSROIPooling", {**dps, "trans_std": "0.3", "pooled_size": "4",
+                                              "part_size": "2", "sample_per_part": "2"}, \
+        [feat, rois, rng.normal(0, 1, (7, 2, 2, 2)).astype(np.float32)]
+    rr = np.concatenate([rng.integers(0, 2, (6, 1)), rng.uniform(0, 48, (6, 2)),
+                         rng.uniform(2, 40, (6, 2)), rng.uniform(-180, 180, (6, 1))],
+                        -1).astype(np.float32)
+    rr[0, 3:] = [0.5, 0.5, 30.0]                                # below 1x1: forced to 1x1
+    yield "_contrib_RROIAlign", {"pooled_size": "(3, 2)", "spatial_scale": "0.25"}, [feat, rr]
+    yield "_contrib_RROIAlign", {"pooled_size": "(2, 2)", "spatial_scale": "0.25",
+                                 "sampling_ratio": "2"}, [feat, rr]
+
+
 def main() -> None:
     arrays, meta = {}, []
-    for i, (op, attrs, ins) in enumerate(list(cases()) + list(resize_cases()) + list(deform_cases())):
+    every = [*cases(), *resize_cases(), *deform_cases(), *ps_roi_cases()]
+    for i, (op, attrs, ins) in enumerate(every):
         fn = getattr(mx.nd, op) if hasattr(mx.nd, op) else getattr(mx.nd.contrib, op[9:])
         outs = fn(*[mx.nd.array(a) for a in ins], **attrs)
         outs = outs if isinstance(outs, (list, tuple)) else [outs]
