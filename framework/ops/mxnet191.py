@@ -38,12 +38,17 @@ _RModScalar=scalar,is_int _RPowerScalar=scalar,is_int _add
 _arange=start,stop,step,repeat,infer_range,ctx,dtype _contrib_AdaptiveAvgPooling2D=output_size
 _contrib_BatchNormWithReLU=eps,momentum,fix_gamma,use_global_stats,output_mean_var,axis,cudnn_off,min_calib_range,max_calib_range
 _contrib_BilinearResize2D=height,width,scale_height,scale_width,mode,align_corners
+_contrib_DeformableConvolution=kernel,stride,dilate,pad,num_filter,num_group,num_deformable_group,workspace,no_bias,layout
+_contrib_DeformablePSROIPooling=data,rois,trans,spatial_scale,output_dim,group_size,pooled_size,part_size,sample_per_part,trans_std,no_trans
+_contrib_ModulatedDeformableConvolution=kernel,stride,dilate,pad,num_filter,num_group,num_deformable_group,workspace,no_bias,im2col_step,layout
 _contrib_MultiBoxDetection=clip,threshold,background_id,nms_threshold,force_suppress,variances,nms_topk
 _contrib_MultiBoxPrior=sizes,ratios,clip,steps,offsets
 _contrib_MultiBoxTarget=overlap_threshold,ignore_label,negative_mining_ratio,negative_mining_thresh,minimum_negative_samples,variances
 _contrib_MultiProposal=rpn_pre_nms_top_n,rpn_post_nms_top_n,threshold,rpn_min_size,scales,ratios,feature_stride,output_score,iou_loss
+_contrib_PSROIPooling=data,rois,spatial_scale,output_dim,pooled_size,group_size
 _contrib_Proposal=rpn_pre_nms_top_n,rpn_post_nms_top_n,threshold,rpn_min_size,scales,ratios,feature_stride,output_score,iou_loss
 _contrib_ROIAlign=pooled_size,spatial_scale,sample_ratio,position_sensitive,aligned
+_contrib_RROIAlign=pooled_size,spatial_scale,sampling_ratio
 _contrib_SyncBatchNorm=eps,momentum,fix_gamma,use_global_stats,output_mean_var,ndev,key
 _contrib_arange_like=start,step,repeat,ctx,axis
 _contrib_bipartite_matching=is_ascend,threshold,topk _contrib_boolean_mask=axis
@@ -71,36 +76,38 @@ _npi_bitwise_and _npi_bitwise_and_scalar=scalar,is_int _npi_bitwise_not _npi_bit
 _npi_bitwise_or_scalar=scalar,is_int _npi_bitwise_xor _npi_bitwise_xor_scalar=scalar,is_int
 _npi_boolean_mask=axis _npi_broadcast_to=shape _npi_cast=dtype _npi_cbrt _npi_ceil _npi_cholesky
 _npi_clip=a_min,a_max _npi_concatenate=num_args,dim _npi_copysign
-_npi_copysign_scalar=scalar,is_int _npi_cos _npi_cosh _npi_degrees _npi_det _npi_eigh=UPLO
-_npi_eigvalsh=UPLO _npi_einsum=num_args,subscripts,optimize _npi_equal
-_npi_equal_scalar=scalar,is_int _npi_exp _npi_expand_dims=axis _npi_expm1
+_npi_copysign_scalar=scalar,is_int _npi_cos _npi_cosh _npi_degrees _npi_det _npi_eig
+_npi_eigh=UPLO _npi_eigvals _npi_eigvalsh=UPLO _npi_einsum=num_args,subscripts,optimize
+_npi_equal _npi_equal_scalar=scalar,is_int _npi_exp _npi_expand_dims=axis _npi_expm1
 _npi_eye=N,M,k,ctx,dtype _npi_fix _npi_flip=axis _npi_floor _npi_full=shape,ctx,dtype,value
 _npi_full_like=fill_value,ctx,dtype _npi_gather_nd _npi_greater _npi_greater_equal
 _npi_greater_equal_scalar=scalar,is_int _npi_greater_scalar=scalar,is_int _npi_hypot
-_npi_hypot_scalar=scalar,is_int _npi_identity=shape,ctx,dtype _npi_inv _npi_isfinite _npi_isinf
-_npi_isnan _npi_isneginf _npi_isposinf _npi_lcm _npi_lcm_scalar=scalar,is_int _npi_ldexp
-_npi_ldexp_scalar=scalar,is_int _npi_less _npi_less_equal _npi_less_equal_scalar=scalar,is_int
-_npi_less_scalar=scalar,is_int _npi_linspace=start,stop,step,repeat,infer_range,ctx,dtype
-_npi_log _npi_log10 _npi_log1p _npi_log2 _npi_logical_not _npi_matmul _npi_maximum
-_npi_maximum_scalar=scalar,is_int _npi_mean=axis,dtype,keepdims,initial _npi_minimum
-_npi_minimum_scalar=scalar,is_int _npi_mod _npi_mod_scalar=scalar,is_int _npi_multiply
-_npi_multiply_scalar=scalar,is_int _npi_negative _npi_nonzero _npi_norm _npi_not_equal
-_npi_not_equal_scalar=scalar,is_int _npi_ones=shape,ctx,dtype
-_npi_pinv_scalar_rcond=rcond,hermitian _npi_power _npi_power_scalar=scalar,is_int _npi_radians
-_npi_rarctan2_scalar=scalar,is_int _npi_rcopysign_scalar=scalar,is_int _npi_reciprocal
-_npi_reshape=newshape,reverse,order _npi_rint _npi_rldexp_scalar=scalar,is_int
-_npi_rmod_scalar=scalar,is_int _npi_rot90=k,axes _npi_rpower_scalar=scalar,is_int
-_npi_rsubtract_scalar=scalar,is_int _npi_rtrue_divide_scalar=scalar,is_int _npi_sign _npi_sin
-_npi_sinh _npi_slice=begin,end,step _npi_slogdet _npi_solve _npi_sort=axis,is_ascend
-_npi_split=indices,axis,squeeze_axis,sections _npi_sqrt _npi_square _npi_stack=axis,num_args
-_npi_std=axis,dtype,ddof,keepdims _npi_subtract _npi_subtract_scalar=scalar,is_int _npi_svd
-_npi_swapaxes=dim1,dim2 _npi_take=axis,mode _npi_tan _npi_tanh
-_npi_tensordot=a_axes_summed,b_axes_summed _npi_tensordot_int_axes=axes _npi_tile=reps
+_npi_hypot_scalar=scalar,is_int _npi_identity=shape,ctx,dtype _npi_indices=dimensions,dtype,ctx
+_npi_inv _npi_isfinite _npi_isinf _npi_isnan _npi_isneginf _npi_isposinf _npi_lcm
+_npi_lcm_scalar=scalar,is_int _npi_ldexp _npi_ldexp_scalar=scalar,is_int _npi_less
+_npi_less_equal _npi_less_equal_scalar=scalar,is_int _npi_less_scalar=scalar,is_int
+_npi_linspace=start,stop,step,repeat,infer_range,ctx,dtype _npi_log _npi_log10 _npi_log1p
+_npi_log2 _npi_logical_not _npi_logspace=start,stop,num,endpoint,base,ctx,dtype _npi_matmul
+_npi_maximum _npi_maximum_scalar=scalar,is_int _npi_mean=axis,dtype,keepdims,initial
+_npi_minimum _npi_minimum_scalar=scalar,is_int _npi_mod _npi_mod_scalar=scalar,is_int
+_npi_multiply _npi_multiply_scalar=scalar,is_int _npi_negative _npi_nonzero _npi_norm
+_npi_not_equal _npi_not_equal_scalar=scalar,is_int _npi_ones=shape,ctx,dtype
+_npi_pad=pad_width,mode,constant_value,reflect_type
+_npi_percentile=axis,interpolation,keepdims,q_scalar _npi_pinv_scalar_rcond=rcond,hermitian
+_npi_power _npi_power_scalar=scalar,is_int _npi_radians _npi_rarctan2_scalar=scalar,is_int
+_npi_rcopysign_scalar=scalar,is_int _npi_reciprocal _npi_reshape=newshape,reverse,order
+_npi_rint _npi_rldexp_scalar=scalar,is_int _npi_rmod_scalar=scalar,is_int _npi_rot90=k,axes
+_npi_rpower_scalar=scalar,is_int _npi_rsubtract_scalar=scalar,is_int
+_npi_rtrue_divide_scalar=scalar,is_int _npi_sign _npi_sin _npi_sinh _npi_slice=begin,end,step
+_npi_slogdet _npi_solve _npi_sort=axis,is_ascend _npi_split=indices,axis,squeeze_axis,sections
+_npi_sqrt _npi_square _npi_stack=axis,num_args _npi_std=axis,dtype,ddof,keepdims _npi_subtract
+_npi_subtract_scalar=scalar,is_int _npi_svd _npi_swapaxes=dim1,dim2 _npi_take=axis,mode _npi_tan
+_npi_tanh _npi_tensordot=a_axes_summed,b_axes_summed _npi_tensordot_int_axes=axes _npi_tile=reps
 _npi_tril=k _npi_true_divide _npi_true_divide_scalar=scalar,is_int _npi_trunc
-_npi_var=axis,dtype,ddof,keepdims _npi_where _npi_where_lscalar=scalar _npi_where_rscalar=scalar
-_npi_where_scalar2=x,y _npi_zeros=shape,ctx,dtype _npx_activation=act_type
-_npx_arange_like=start,step,repeat,ctx,axis _npx_batch_dot=transpose_a,transpose_b,forward_stype
-_npx_batch_flatten
+_npi_unique=return_index,return_inverse,return_counts,axis _npi_var=axis,dtype,ddof,keepdims
+_npi_where _npi_where_lscalar=scalar _npi_where_rscalar=scalar _npi_where_scalar2=x,y
+_npi_zeros=shape,ctx,dtype _npx_activation=act_type _npx_arange_like=start,step,repeat,ctx,axis
+_npx_batch_dot=transpose_a,transpose_b,forward_stype _npx_batch_flatten
 _npx_batch_norm=eps,momentum,fix_gamma,use_global_stats,output_mean_var,axis,cudnn_off,min_calib_range,max_calib_range
 _npx_convolution=kernel,stride,dilate,pad,num_filter,num_group,workspace,no_bias,cudnn_tune,cudnn_off,layout
 _npx_deconvolution=kernel,stride,dilate,pad,adj,target_shape,num_filter,num_group,workspace,no_bias,cudnn_tune,cudnn_off,layout

@@ -63,7 +63,7 @@ def _ps_attrs(a):
     return a.group_size if a.group_size > 0 else a.pooled_size
 
 
-@register("_contrib_PSROIPooling", "_npx_psroi_pooling",
+@register("_contrib_PSROIPooling",
           attrs={"spatial_scale": Attr(parse_cfloat), "output_dim": Int(), "pooled_size": Int(),
                  "group_size": Int(0)},
           inputs=("data", "rois"), strict=True,
@@ -130,7 +130,7 @@ def _dps_offsets(a, trans, R: int, dt):
     return tx * std, ty * std
 
 
-@register("_contrib_DeformablePSROIPooling", "_npx_deformable_psroi_pooling",
+@register("_contrib_DeformablePSROIPooling",
           attrs={"spatial_scale": Attr(parse_cfloat), "output_dim": Int(), "group_size": Int(),
                  "pooled_size": Int(), "part_size": Int(0), "sample_per_part": Int(1),
                  "trans_std": Attr(parse_cfloat, 0.0), "no_trans": Bool(False)},

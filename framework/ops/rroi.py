@@ -74,7 +74,7 @@ def _roi(a, x, roi):
     return val.sum(axis=(2, 4), dtype=x.dtype) / dt(gh * gw)
 
 
-@register("_contrib_RROIAlign", "_npx_rroi_align",
+@register("_contrib_RROIAlign",
           attrs={"pooled_size": Shape(), "spatial_scale": Attr(parse_cfloat),
                  "sampling_ratio": Int(-1)},
           inputs=("data", "rois"), infer_shape=_shape, strict=True)
