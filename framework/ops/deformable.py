@@ -108,26 +108,44 @@ def _taps_v2(y, x, H: int, W: int, dt):
     return out
 
 
-def _columns(a, x, off, mask, taps_fn):
-    """The deformable im2col matrix, (N, C·K, Ho·Wo)."""
+_CHUNK_BYTES = 1 << 20          # samples gathered per step: the four corners stay in cache
+
+
+def _columns(a, x, off, mask, taps_fn) -> np.ndarray:
+    """The deformable im2col matrix in (N, Ho·Wo, K·C) order (tap-major, channels last), so each
+    sample is one contiguous row copy from a pixel-major plane and the GEMM reads it in place."""
     N, C, H, W = x.shape
     dg = a.num_deformable_group
-    K = prod(a.kernel)
+    Cd, K = C // dg, prod(a.kernel)
     P = off.shape[2] * off.shape[3]
     y, xs, dt = _sample_grid(a, H, W, off)
-    # one zero past the end of each flattened plane: where out-of-range corners read
-    planes = np.concatenate([x.reshape(N, dg, C // dg, H * W),
-                             np.zeros((N, dg, C // dg, 1), x.dtype)], axis=-1)
-    cols = np.zeros((N, dg, C // dg, K, P), x.dtype)
-    for yy, xx, w, ok in taps_fn(y, xs, H, W, dt):
-        flat = np.where(ok, yy * W + xx, H * W)              # (N, dg, K, P)
-        wt = np.where(ok, w, dt(0))
-        for n in range(N):
-            for g in range(dg):
-                cols[n, g] += planes[n, g][:, flat[n, g]] * wt[n, g][None]
+    # per corner: the pixel row each sample reads (row H·W is zeros) and its weight, (P·K) order
+    taps = [(np.where(ok, yy * W + xx, H * W).swapaxes(-1, -2).reshape(N, dg, P * K),
+             np.where(ok, w, dt(0)).swapaxes(-1, -2).reshape(N, dg, P * K, 1))
+            for yy, xx, w, ok in taps_fn(y, xs, H, W, dt)]
     if mask is not None:
-        cols *= mask.reshape(N, dg, 1, K, P)
-    return cols.reshape(N, C * K, P)
+        mask = mask.reshape(N, dg, K, P).swapaxes(-1, -2).reshape(N, dg, P * K, 1)
+    cols = np.empty((N, P * K, C), x.dtype)
+    plane = np.zeros((H * W + 1, Cd), x.dtype)
+    step = max(1, _CHUNK_BYTES // (Cd * x.itemsize))
+    acc, tmp = np.empty((step, Cd), x.dtype), np.empty((step, Cd), x.dtype)
+    for n in range(N):
+        for g in range(dg):
+            plane[:-1] = x[n, g * Cd:(g + 1) * Cd].reshape(Cd, H * W).T
+            for s0 in range(0, P * K, step):
+                s1 = min(P * K, s0 + step)
+                a_, t_ = acc[:s1 - s0], tmp[:s1 - s0]
+                for i, (rows, wt) in enumerate(taps):
+                    np.take(plane, rows[n, g, s0:s1], axis=0, out=t_ if i else a_, mode="clip")
+                    if i:
+                        t_ *= wt[n, g, s0:s1]
+                        a_ += t_
+                    else:
+                        a_ *= wt[n, g, s0:s1]
+                if mask is not None:
+                    a_ *= mask[n, g, s0:s1]
+                cols[n, s0:s1, g * Cd:(g + 1) * Cd] = a_
+    return cols.reshape(N, P, K, C)
 
 
 def _deform_conv(a, x, off, mask, w, b, taps_fn):
@@ -135,8 +153,14 @@ def _deform_conv(a, x, off, mask, w, b, taps_fn):
     F, G = a.num_filter, a.num_group
     cols = _columns(a, x, off.astype(x.dtype, copy=False),
                     None if mask is None else mask.astype(x.dtype, copy=False), taps_fn)
-    P = cols.shape[-1]
-    out = np.matmul(w.reshape(G, F // G, -1), cols.reshape(N, G, -1, P)).reshape(N, F, P)
+    P, K, C = cols.shape[1:]
+    Fg, Cg = F // G, C // G
+    out = np.empty((N, F, P), np.result_type(x.dtype, w.dtype))
+    for g in range(G):
+        wg = w[g * Fg:(g + 1) * Fg].transpose(0, 2, 3, 1).reshape(Fg, K * Cg)   # tap-major
+        cg = cols.reshape(N, P, K * C) if G == 1 else \
+            np.ascontiguousarray(cols[..., g * Cg:(g + 1) * Cg]).reshape(N, P, K * Cg)
+        out[:, g * Fg:(g + 1) * Fg] = (cg @ wg.T).transpose(0, 2, 1)
     if b is not None:
         out += b.reshape(1, F, 1).astype(out.dtype, copy=False)
     return out.reshape((N, F) + off.shape[2:])
