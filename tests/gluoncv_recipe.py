@@ -54,6 +54,13 @@ MODELS: dict[str, dict] = {
     "center_net_resnet18_v1b_voc": dict(shape=(1, 3, 128, 128), heads={r"centernet0_conv[01]_weight": 0.1}),
     "center_net_resnet18_v1b_dcnv2_voc": dict(shape=(1, 3, 128, 128),
                                               heads={r"centernet0_conv[01]_weight": 0.1}),
+    # DLA's random offsets reach ~90 pixels: damped, or float32 rounding decides the samples
+    "center_net_dla34_dcnv2_voc": dict(shape=(1, 3, 128, 128), interop=True,
+                                       heads={r"centernet0_conv[01]_weight": 0.1,
+                                              r"deformable_conv0_offset_weight": 0.05,
+                                              r"^(level|dlaup|idaup).*conv.*_weight": 0.6}),
+    "center_net_mobilenetv3_large_duc_voc": dict(shape=(1, 3, 128, 128),
+                                                 heads={r"centernet0_conv[01]_weight": 0.02}),
     "fcn_resnet50_voc": dict(shape=(1, 3, 64, 64), heads={}, interop=True,
                              kwargs=dict(crop_size=64, base_size=64, aux=False)),
     "psp_resnet50_ade": dict(shape=(1, 3, 32, 32), heads={}, interop=True,

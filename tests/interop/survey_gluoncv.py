@@ -52,6 +52,10 @@ REPRESENTATIVES = {
                            "i3d_inceptionv1_kinetics400"],
     "depth": ["monodepth2_resnet18_kitti_stereo_640x192"],
 }
+# head multipliers (see gluoncv_recipe.py) where random heads would compare near-ties
+FAMILY_HEADS = {"center_net": {r"centernet0_conv[01]_weight": 0.1},
+                "rcnn": {r"rcnn0_dense[01]_weight": 0.001, r"rpn0_conv[12]_weight": 0.001,
+                         r"rpnhead0_conv2_weight": 0.01}}
 RCNN_SET = {"_rpn_test_post_nms": 8, "rpn._test_pre_nms": 400, "rpn._test_post_nms": 8,
             "nms_topk": 50, "post_nms": 20}
 
@@ -60,7 +64,9 @@ def input_shape(name: str) -> tuple:
     rules = [(r"^c3d|^p3d|^r2plus1d", (1, 3, 16, 112, 112)), (r"^slowfast", (1, 3, 36, 64, 64)),
              (r"^i3d", (1, 3, 8, 64, 64)), (r"inception|googlenet|^nasnet", (1, 3, 299, 299)),
              (r"^cifar", (1, 3, 32, 32)), (r"pose", (1, 3, 128, 96)),
-             (r"^monodepth2", (1, 3, 64, 192)), (r"rcnn|^ssd|^yolo|center_net", (1, 3, 128, 128)),
+             (r"^densenet|^squeezenet|^residualattention", (1, 3, 224, 224)),
+             (r"^ssd_300", (1, 3, 300, 300)), (r"mobilenet1_0_coco", (1, 3, 256, 256)),
+             (r"^monodepth2", (1, 3, 192, 640)), (r"rcnn|^ssd|^yolo|center_net", (1, 3, 128, 128)),
              (r"citys|_ade$|_voc$|_coco$", (1, 3, 64, 64))]
     for pat, shape in rules:
         if re.search(pat, name):
@@ -79,7 +85,7 @@ def _build(name: str):
     for kw in tries:
         try:
             return model_zoo.get_model(name, pretrained=False, **kw)
-        except (TypeError, ValueError) as e:   # an argument this constructor does not take
+        except (TypeError, ValueError, Warning) as e:  # an argument it does not take
             err = e
     raise err if err else mx.base.MXNetError(f"cannot build {name}")
 
@@ -94,7 +100,10 @@ def _trace_ops(name: str) -> list[str]:
 def _export(name: str, out: str) -> dict:
     import mxnet as mx
     import numpy as np
-    from gluoncv_recipe import is_learned, make_input, make_param
+    from gen_gluoncv import _run_zeroing_unwritten_rois
+    from gluoncv_recipe import MODELS, is_learned, make_input, make_param
+    heads = MODELS[name]["heads"] if name in MODELS else \
+        next((h for k, h in FAMILY_HEADS.items() if k in name), {})
     net = _build(name)
     if "rcnn" in name:
         for path, value in RCNN_SET.items():
@@ -110,8 +119,9 @@ def _export(name: str, out: str) -> dict:
     net(x)
     for p in net.collect_params().values():
         if is_learned(p.name):
-            p.set_data(mx.nd.array(make_param(p.name, p.shape)))
-    outs = net(x)
+            p.set_data(mx.nd.array(make_param(p.name, p.shape, heads)))
+    # FPN R-CNNs read unwritten memory in MXNet's CPU ROIAlign (gen_gluoncv.py)
+    outs = _run_zeroing_unwritten_rois(net, x) if "rcnn" in name else net(x)
     outs = outs if isinstance(outs, (list, tuple)) else [outs]
     os.makedirs(out, exist_ok=True)
     net.export(os.path.join(out, "m"))
@@ -129,13 +139,16 @@ def mx_stage(outdir: str, names: list[str]) -> None:
     def alarm(*_):
         raise TimeoutError("over 300 s")
     signal.signal(signal.SIGALRM, alarm)
-    report = {}
+    path = os.path.join(outdir, "mx.json")
+    report = json.load(open(path)) if os.path.exists(path) else {}   # traces are kept
     for name in model_zoo.get_model_list():
         rec = report.setdefault(name, {})
         for stage, fn in (("ops", lambda: _trace_ops(name)),
                           ("export", lambda: _export(name, os.path.join(outdir, name)))):
-            if stage == "export" and name not in names and "--all" not in names:
+            if stage == "ops" and "ops" in rec or \
+                    stage == "export" and name not in names and "--all" not in names:
                 continue
+            rec.pop(f"{stage}_error", None)
             signal.alarm(300)
             try:
                 rec[stage] = fn()
@@ -143,7 +156,7 @@ def mx_stage(outdir: str, names: list[str]) -> None:
                 rec[f"{stage}_error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
             signal.alarm(0)
         print(name, "ok" if "ops" in rec else rec.get("ops_error"), flush=True)
-        with open(os.path.join(outdir, "mx.json"), "w") as f:
+        with open(path, "w") as f:
             json.dump(report, f, indent=0)
 
 
@@ -184,14 +197,20 @@ def main() -> None:
     outdir = os.path.join(REPO, "artifacts", "interop", "gluoncv-survey")
     os.makedirs(outdir, exist_ok=True)
     if "--reuse" not in sys.argv:
+        # MXNet 1.9.1's oneDNN path fails `to.IsDefaultData()` setting 5-D conv weights
+        env = {**os.environ, "MXNET_MKLDNN_ENABLED": "0"}
         subprocess.run([venv_python("1.9.1"), os.path.abspath(__file__), "--mx", outdir]
-                       + (["--all"] if "--all" in sys.argv else names), check=True)
+                       + (["--all"] if "--all" in sys.argv else names), check=True, env=env)
     with open(os.path.join(outdir, "mx.json")) as f:
         report = json.load(f)
-    rows = []
+    spath = os.path.join(outdir, "survey.json")
+    rows = {r["model"]: r for r in json.load(open(spath))} if os.path.exists(spath) else {}
     for name, rec in report.items():
         missing = [o for o in rec.get("ops", []) if not has_op(o)]
         row = {"model": name, "missing": missing, "trace_error": rec.get("ops_error")}
+        if name not in names and "--all" not in sys.argv:
+            rows[name] = {**rows.get(name, {}), **row}   # keep an earlier run's check
+            continue
         if "export" in rec and not missing:
             try:
                 row.update(_check(name, os.path.join(outdir, name)))
@@ -199,12 +218,12 @@ def main() -> None:
                 row["status"] = f"error: {type(e).__name__}: {str(e)[:120]}"
         elif "export_error" in rec:
             row["status"] = f"MXNet export failed: {rec['export_error']}"
-        rows.append(row)
+        rows[name] = row
         if "status" in row:
             print(name, row["status"], row.get("delta_over_bound", ""), flush=True)
-    with open(os.path.join(outdir, "survey.json"), "w") as f:
-        json.dump(rows, f, indent=0)
-    missing = sorted({o for r in rows for o in r["missing"]})
+    with open(spath, "w") as f:
+        json.dump(list(rows.values()), f, indent=0)
+    missing = sorted({o for r in rows.values() for o in r["missing"]})
     print("operators missing:", missing or "none")
 
 
