@@ -104,6 +104,8 @@ def _export(name: str, out: str) -> dict:
     from gluoncv_recipe import MODELS, is_learned, make_input, make_param
     heads = MODELS[name]["heads"] if name in MODELS else \
         next((h for k, h in FAMILY_HEADS.items() if k in name), {})
+    # fresh name counters: parameter names (centernet0_…) the head regexes expect
+    mx.name.NameManager._current.value = mx.name.NameManager()
     net = _build(name)
     if "rcnn" in name:
         for path, value in RCNN_SET.items():
