@@ -15,6 +15,11 @@ import numpy as np
 # `kwargs` for get_model, `set` (attributes set after building: smaller proposal counts) and
 # `interop` (too slow for the default suite).
 # The multipliers spread detector scores: random heads otherwise saturate to ties.
+# FPN R-CNNs: the shared RPN head's box deltas and the class/box predictors (not the two
+# box-head layers). `zero_unwritten_rois`: see gen_gluoncv.py (MXNet's CPU ROIAlign and
+# the -1 rois of the other pyramid levels).
+FPN_HEADS = {r"rcnn0_dense[01]_weight": 0.001, r"rpnhead0_conv2_weight": 0.01,
+             r"^P\d_conv": 0.5}   # damp the pyramid: its random sums grow to ~500
 MODELS: dict[str, dict] = {
     "ssd_300_mobilenet0.25_voc": dict(shape=(1, 3, 128, 128), heads={}),
     "ssd_512_resnet18_v1_voc": dict(shape=(1, 3, 128, 128),
@@ -34,10 +39,28 @@ MODELS: dict[str, dict] = {
         shape=(1, 3, 128, 128), heads={r"dense[01]_weight|rpn0_conv[12]_weight": 0.001},
         set={"_rpn_test_post_nms": 8, "rpn._test_pre_nms": 400, "rpn._test_post_nms": 8,
              "nms_topk": 50, "post_nms": 20, "_rcnn_max_dets": 20}, interop=True),
+    "faster_rcnn_fpn_resnet50_v1b_coco": dict(
+        shape=(1, 3, 128, 128), heads=FPN_HEADS,
+        set={"_rpn_test_post_nms": 8, "rpn._test_pre_nms": 400, "rpn._test_post_nms": 8,
+             "nms_topk": 50, "post_nms": 20},
+        zero_unwritten_rois=True, interop=True),
+    "mask_rcnn_fpn_resnet18_v1b_coco": dict(
+        shape=(1, 3, 128, 128), heads=FPN_HEADS,
+        set={"_rpn_test_post_nms": 8, "rpn._test_pre_nms": 400, "rpn._test_post_nms": 8,
+             "nms_topk": 50, "post_nms": 20, "_rcnn_max_dets": 20}, zero_unwritten_rois=True),
     "center_net_mobilenetv3_small_duc_voc": dict(shape=(1, 3, 128, 128),
                                                  heads={r"centernet0_conv[01]_weight": 0.2}),
     "mobile_pose_mobilenetv3_small": dict(shape=(1, 3, 128, 96), heads={}),
     "center_net_resnet18_v1b_voc": dict(shape=(1, 3, 128, 128), heads={r"centernet0_conv[01]_weight": 0.1}),
+    "center_net_resnet18_v1b_dcnv2_voc": dict(shape=(1, 3, 128, 128),
+                                              heads={r"centernet0_conv[01]_weight": 0.1}),
+    # DLA's random offsets reach ~90 pixels: damped, or float32 rounding decides the samples
+    "center_net_dla34_dcnv2_voc": dict(shape=(1, 3, 128, 128), interop=True,
+                                       heads={r"centernet0_conv[01]_weight": 0.1,
+                                              r"deformable_conv0_offset_weight": 0.05,
+                                              r"^(level|dlaup|idaup).*conv.*_weight": 0.6}),
+    "center_net_mobilenetv3_large_duc_voc": dict(shape=(1, 3, 128, 128),
+                                                 heads={r"centernet0_conv[01]_weight": 0.02}),
     "fcn_resnet50_voc": dict(shape=(1, 3, 64, 64), heads={}, interop=True,
                              kwargs=dict(crop_size=64, base_size=64, aux=False)),
     "psp_resnet50_ade": dict(shape=(1, 3, 32, 32), heads={}, interop=True,

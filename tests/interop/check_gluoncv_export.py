@@ -83,6 +83,10 @@ def main() -> int:
                     print(f"{n} {fmt}: FAILED in MXNet {version}: {res['error'][:300]}")
                     bad += 1
                     continue
+                if MODELS[n].get("zero_unwritten_rois"):
+                    print(f"{n} {fmt}: runs in MXNet {version}; outputs not comparable (its CPU "
+                          f"ROIAlign leaves the -1 rois unwritten, see gen_gluoncv.py)")
+                    continue
                 got = np.load(jobs[n][fmt]["out"])
                 ref = load_io(n)
                 refs = [ref[k] for k in sorted((k for k in ref.files if k.startswith("out")),

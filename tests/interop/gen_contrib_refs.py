@@ -138,9 +138,65 @@ def resize_cases():
                                      "fix_gamma": "False"}, bn
 
 
+def deform_cases():
+    """Deformable convolutions (v1 and v2): offsets large enough to sample past every border,
+    and some landing exactly on pixel rows/columns."""
+    x = rng.normal(0, 1, (2, 4, 6, 7)).astype(np.float32)
+    for masked in (False, True):
+        op = "_contrib_ModulatedDeformableConvolution" if masked else \
+            "_contrib_DeformableConvolution"
+        for attrs, F, dg, (ho, wo) in (
+                ({"kernel": "(3, 3)", "pad": "(1, 1)"}, 5, 1, (6, 7)),
+                ({"kernel": "(3, 2)", "stride": "(2, 1)", "dilate": "(1, 2)", "num_group": "2",
+                  "num_deformable_group": "2", "no_bias": "True"}, 4, 2, (2, 5)),
+                ({"kernel": "(1, 1)", "num_deformable_group": "4"}, 4, 4, (6, 7))):
+            k = eval(attrs["kernel"])
+            kk = k[0] * k[1]
+            off = rng.normal(0, 2.5, (2, 2 * kk * dg, ho, wo)).astype(np.float32)
+            off[..., ::3] = np.round(off[..., ::3])             # integer offsets: exact taps
+            g = int(attrs.get("num_group", "1"))
+            ins = [x, off]
+            if masked:
+                ins.append(rng.uniform(0, 1, (2, kk * dg, ho, wo)).astype(np.float32))
+            ins.append(rng.normal(0, 0.5, (F, 4 // g) + k).astype(np.float32))
+            if attrs.get("no_bias") != "True":
+                ins.append(rng.normal(0, 0.5, (F,)).astype(np.float32))
+            yield op, {**attrs, "num_filter": str(F)}, ins
+
+
+def ps_roi_cases():
+    """Position-sensitive and rotated roi pooling: rois reaching past the map, tiny and
+    fractional ones, several images."""
+    feat = rng.normal(0, 1, (2, 3 * 9, 10, 12)).astype(np.float32)
+    rois = np.concatenate([rng.integers(0, 2, (7, 1)).astype(np.float32),
+                           boxes((7,), 50.0) - 5.0], -1)
+    rois[0, 1:] = [12.5, 7.5, 13.4, 8.2]                        # rounds to a 1-pixel roi
+    ps = {"spatial_scale": "0.25", "output_dim": "3", "pooled_size": "3"}
+    yield "_contrib_PSROIPooling", ps, [feat, rois]
+    yield "_contrib_PSROIPooling", {**ps, "pooled_size": "4", "group_size": "3"}, [feat, rois]
+    yield "_contrib_PSROIPooling", {**ps, "pooled_size": "2", "group_size": "3"}, [feat, rois]
+    dps = {"spatial_scale": "0.25", "output_dim": "3", "group_size": "3", "pooled_size": "3"}
+    yield "_contrib_DeformablePSROIPooling", {**dps, "no_trans": "True",
+                                              "sample_per_part": "2"}, [feat, rois]
+    trans = rng.normal(0, 1, (7, 2 * 3, 3, 3)).astype(np.float32)
+    yield "_contrib_DeformablePSROIPooling", {**dps, "trans_std": "0.1",
+                                              "sample_per_part": "3"}, [feat, rois, trans]
+    yield "_contrib_DeformablePSROIPooling", {**dps, "trans_std": "0.3", "pooled_size": "4",
+                                              "part_size": "2", "sample_per_part": "2"}, \
+        [feat, rois, rng.normal(0, 1, (7, 2, 2, 2)).astype(np.float32)]
+    rr = np.concatenate([rng.integers(0, 2, (6, 1)), rng.uniform(0, 48, (6, 2)),
+                         rng.uniform(2, 40, (6, 2)), rng.uniform(-180, 180, (6, 1))],
+                        -1).astype(np.float32)
+    rr[0, 3:] = [0.5, 0.5, 30.0]                                # below 1x1: forced to 1x1
+    yield "_contrib_RROIAlign", {"pooled_size": "(3, 2)", "spatial_scale": "0.25"}, [feat, rr]
+    yield "_contrib_RROIAlign", {"pooled_size": "(2, 2)", "spatial_scale": "0.25",
+                                 "sampling_ratio": "2"}, [feat, rr]
+
+
 def main() -> None:
     arrays, meta = {}, []
-    for i, (op, attrs, ins) in enumerate(list(cases()) + list(resize_cases())):
+    every = [*cases(), *resize_cases(), *deform_cases(), *ps_roi_cases()]
+    for i, (op, attrs, ins) in enumerate(every):
         fn = getattr(mx.nd, op) if hasattr(mx.nd, op) else getattr(mx.nd.contrib, op[9:])
         outs = fn(*[mx.nd.array(a) for a in ins], **attrs)
         outs = outs if isinstance(outs, (list, tuple)) else [outs]

@@ -52,6 +52,31 @@ def build(name: str, spec: dict):
     return net, x
 
 
+def _run_zeroing_unwritten_rois(net, x):
+    """The net's outputs with MXNet's GPU ROIAlign semantics for rois whose batch index is
+    negative: zeros. MXNet 1.9.1's CPU kernel (roi_align.cc) writes `top_data[n]` for such a roi
+    n, i.e. zeroes one stray element of roi 0's block, and leaves the roi's own block as the
+    allocator left it; FPN R-CNNs mask the rois of the other pyramid levels with -1 and sum the
+    levels, so on CPU they read uninitialised memory. The exported symbol is unchanged: this
+    reference run only pools every roi from image 0 and zeroes the masked ones afterwards."""
+    plain = mx.sym.contrib.ROIAlign
+
+    def masked(data, rois, *args, **kwargs):
+        index = mx.sym.slice_axis(rois, axis=1, begin=0, end=1)
+        safe = mx.sym.concat(mx.sym.relu(index), mx.sym.slice_axis(rois, axis=1, begin=1, end=5),
+                             dim=1)
+        out = plain(data, safe, *args, **kwargs)
+        live = mx.sym.broadcast_like(mx.sym.reshape(index >= 0, shape=(-1, 1, 1, 1)), out)
+        return mx.sym.where(live, out, mx.sym.zeros_like(out))
+
+    mx.sym.contrib.ROIAlign = masked
+    try:
+        net.hybridize()            # re-trace with the masked operator
+        return net(x)
+    finally:
+        mx.sym.contrib.ROIAlign = plain
+
+
 def record(name: str) -> None:
     spec = MODELS[name]
     net, x = build(name, spec)
@@ -74,9 +99,13 @@ def record(name: str) -> None:
             params.append([pname, kind, list(arr.shape)])
         with open(prefix + "-symbol.json") as f:
             symbol = f.read()
-        # Run the exported files, the way a user of the export would.
-        blk = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
-        outs = blk(x)
+        if spec.get("zero_unwritten_rois"):
+            outs = _run_zeroing_unwritten_rois(net, x)
+        else:
+            # Run the exported files, the way a user of the export would.
+            blk = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"],
+                                               prefix + "-0000.params")
+            outs = blk(x)
     outs = outs if isinstance(outs, (list, tuple)) else [outs]
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, f"{name}-symbol.json"), "w") as f:
