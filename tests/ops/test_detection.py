@@ -140,10 +140,10 @@ def test_proposal_needs_one_image_and_matching_anchor_count():
 def test_missing_operator_fails_at_load_naming_node_and_op(tmp_path):
     graph = {"nodes": [{"op": "null", "name": "data", "inputs": []},
                        {"op": "null", "name": "rois", "inputs": []},
-                       {"op": "_contrib_quantized_pooling", "name": "qpool0",   # GluonCV int8
-                        "attrs": {"kernel": "(2, 2)"}, "inputs": [[0, 0, 0], [1, 0, 0]]}],
+                       {"op": "_contrib_count_sketch", "name": "sketch0",   # MXNet GPU-only op
+                        "attrs": {"out_dim": "4"}, "inputs": [[0, 0, 0], [1, 0, 0]]}],
              "arg_nodes": [0, 1], "heads": [[2, 0, 0]], "attrs": {"mxnet_version": ["int", 10901]}}
     path = tmp_path / "m-symbol.json"
     path.write_text(json.dumps(graph))
-    with pytest.raises(GraphFormatError, match="_contrib_quantized_pooling.*node 'qpool0'"):
+    with pytest.raises(GraphFormatError, match="_contrib_count_sketch.*node 'sketch0'"):
         SymbolBlock.imports(str(path), ["data"])
