@@ -14,6 +14,7 @@ from . import onnx  # noqa: F401  (so does `onnxruntime`; the onnx packages load
 from . import gluon  # noqa: F401
 from . import autograd  # noqa: F401
 from . import util  # noqa: F401
+from . import image  # noqa: F401
 
 context = device = __import__("framework.device", fromlist=["device"])
 __version__ = "2.0.0"
