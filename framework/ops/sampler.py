@@ -1,5 +1,5 @@
-"""BilinearSampler: sample an NCHW image at the points of a normalised grid (spatial
-transformers, `mx.image.imrotate`)."""
+"""Bilinear sampling at fractional pixel positions: BilinearSampler (spatial transformers,
+`mx.image.imrotate`), and the gather deformable convolutions use."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,6 +7,23 @@ import numpy as np
 from ..base import ShapeError
 from ._nnutil import OptBool
 from .registry import register
+
+
+def bilinear_gather(data: np.ndarray, y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """data (N, C, H, W) at pixel positions y, x (N, *out) → (N, C, *out); each of the four
+    neighbours outside the image contributes 0 (MXNet's rule for both operators)."""
+    n, c, h, w = data.shape
+    y0, x0 = np.floor(y).astype(np.int64), np.floor(x).astype(np.int64)
+    out = np.zeros((n, c) + y.shape[1:], np.result_type(data.dtype, np.float32))
+    batch = np.arange(n).reshape((n,) + (1,) * (y.ndim - 1))
+    for dy in (0, 1):
+        for dx in (0, 1):
+            yi, xi = y0 + dy, x0 + dx
+            wgt = (1 - np.abs(y - yi)) * (1 - np.abs(x - xi))
+            wgt = wgt * ((xi >= 0) & (xi < w) & (yi >= 0) & (yi < h))
+            vals = data[batch, :, np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)]  # (n, *out, c)
+            out += np.moveaxis(vals * wgt[..., None].astype(out.dtype), -1, 1)
+    return out
 
 
 def _sampler_shape(a, s):
@@ -23,17 +40,7 @@ def bilinear_sampler(a, data, grid):
     """out[n, c, i, j] = data[n, c] at x = (grid[n, 0, i, j] + 1)(W - 1)/2 and
     y = (grid[n, 1, i, j] + 1)(H - 1)/2, bilinearly; neighbours outside the image count as 0."""
     _sampler_shape(a, [data.shape, grid.shape])
-    n, c, h, w = data.shape
-    x = (grid[:, 0].astype(np.float64) + 1) * (w - 1) / 2
-    y = (grid[:, 1].astype(np.float64) + 1) * (h - 1) / 2
-    x0, y0 = np.floor(x).astype(np.int64), np.floor(y).astype(np.int64)
-    out = np.zeros((n, c) + grid.shape[2:], np.float64)
-    batch = np.arange(n)[:, None, None]
-    for dy in (0, 1):
-        for dx in (0, 1):
-            xi, yi = x0 + dx, y0 + dy
-            wgt = (1 - np.abs(x - xi)) * (1 - np.abs(y - yi))
-            ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-            vals = data[batch, :, np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)]  # (n, H', W', c)
-            out += np.moveaxis(vals * (wgt * ok)[..., None], -1, 1)
+    h, w = data.shape[2:]
+    g = grid.astype(np.float64)
+    out = bilinear_gather(data, (g[:, 1] + 1) * (h - 1) / 2, (g[:, 0] + 1) * (w - 1) / 2)
     return out.astype(data.dtype)

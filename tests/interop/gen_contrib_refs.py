@@ -138,9 +138,27 @@ def resize_cases():
                                      "fix_gamma": "False"}, bn
 
 
+def deformable_cases():
+    """DCN v1/v2 (offsets large enough to leave the image, so the border rules count)."""
+    for n, c, hw, dg, g, dil, st, no_bias in ((2, 4, (6, 5), 2, 1, 1, 1, "False"),
+                                              (1, 8, (7, 7), 1, 2, 2, 2, "True")):
+        oh, ow = ((s + 2 * dil - 2 * dil - 1) // st + 1 for s in hw)
+        x = rng.normal(0, 1, (n, c) + hw).astype(np.float32)
+        off = rng.normal(0, 1.5, (n, dg * 18, oh, ow)).astype(np.float32)
+        mask = rng.uniform(0, 1, (n, dg * 9, oh, ow)).astype(np.float32)
+        wb = [rng.normal(0, 1, (6, c // g, 3, 3)).astype(np.float32)] + \
+            ([] if no_bias == "True" else [rng.normal(0, 1, 6).astype(np.float32)])
+        attrs = {"kernel": "(3, 3)", "stride": f"({st}, {st})", "dilate": f"({dil}, {dil})",
+                 "pad": f"({dil}, {dil})", "num_filter": "6", "num_group": str(g),
+                 "num_deformable_group": str(dg), "no_bias": no_bias}
+        yield "_contrib_DeformableConvolution", attrs, [x, off] + wb
+        yield "_contrib_ModulatedDeformableConvolution", attrs, [x, off, mask] + wb
+
+
 def main() -> None:
     arrays, meta = {}, []
-    for i, (op, attrs, ins) in enumerate(list(cases()) + list(resize_cases())):
+    for i, (op, attrs, ins) in enumerate(list(cases()) + list(resize_cases())
+                                         + list(deformable_cases())):
         fn = getattr(mx.nd, op) if hasattr(mx.nd, op) else getattr(mx.nd.contrib, op[9:])
         outs = fn(*[mx.nd.array(a) for a in ins], **attrs)
         outs = outs if isinstance(outs, (list, tuple)) else [outs]
