@@ -125,6 +125,7 @@ def test_random_apply_frequency():
 
 def test_hybrid_random_apply_draws_per_call():
     t = T.HybridRandomApply(T.RandomFlipLeftRight(1.0), 0.5)
+    t.hybridize()
     x = _img()
     mx.random.seed(2)
     flips = sum(bool((t(mx.np.array(x)).asnumpy() != x).any()) for _ in range(200))
