@@ -19,7 +19,7 @@ def test_to_tensor_then_normalize_hybridized():
     x = _img()
     net = T.HybridCompose([T.ToTensor(), T.Normalize((0.5, 0.4, 0.3), (2.0, 1.0, 0.5))])
     net.hybridize()
-    out = net(mx.np.array(x)).asnumpy()
+    out = net(mx.np.array(x, dtype=x.dtype)).asnumpy()
     ref = (x.transpose(2, 0, 1) / 255.0 - onp.array([0.5, 0.4, 0.3])[:, None, None]) \
         / onp.array([2.0, 1.0, 0.5])[:, None, None]
     assert out.dtype == onp.float32
@@ -48,51 +48,51 @@ def test_resize_sizes():
 
 def test_resize_nearest_halving_picks_even_pixels():
     x = _img(8, 6)
-    out = T.Resize((3, 4), interpolation=0)(mx.np.array(x)).asnumpy()
+    out = T.Resize((3, 4), interpolation=0)(mx.np.array(x, dtype=x.dtype)).asnumpy()
     assert (out == x[::2, ::2]).all()
 
 
 def test_crops():
     x = _img(12, 9)
-    assert (T.CropResize(2, 3, 4, 5)(mx.np.array(x)).asnumpy() == x[3:8, 2:6]).all()
-    assert (T.CenterCrop((5, 6))(mx.np.array(x)).asnumpy() == x[3:9, 2:7]).all()
-    padded = T.RandomCrop(9, pad=2, pad_value=7)(mx.np.array(x))
+    assert (T.CropResize(2, 3, 4, 5)(mx.np.array(x, dtype=x.dtype)).asnumpy() == x[3:8, 2:6]).all()
+    assert (T.CenterCrop((5, 6))(mx.np.array(x, dtype=x.dtype)).asnumpy() == x[3:9, 2:7]).all()
+    padded = T.RandomCrop(9, pad=2, pad_value=7)(mx.np.array(x, dtype=x.dtype))
     assert padded.shape == (9, 9, 3)
-    out = T.RandomResizedCrop(5)(mx.np.array(x))
+    out = T.RandomResizedCrop(5)(mx.np.array(x, dtype=x.dtype))
     assert out.shape == (5, 5, 3) and out.dtype == onp.uint8
 
 
 def test_flips():
     x = _img()
-    assert (T.RandomFlipLeftRight(1.0)(mx.np.array(x)).asnumpy() == x[:, ::-1]).all()
-    assert (T.RandomFlipTopBottom(1.0)(mx.np.array(x)).asnumpy() == x[::-1]).all()
-    assert (T.RandomFlipLeftRight(0.0)(mx.np.array(x)).asnumpy() == x).all()
+    assert (T.RandomFlipLeftRight(1.0)(mx.np.array(x, dtype=x.dtype)).asnumpy() == x[:, ::-1]).all()
+    assert (T.RandomFlipTopBottom(1.0)(mx.np.array(x, dtype=x.dtype)).asnumpy() == x[::-1]).all()
+    assert (T.RandomFlipLeftRight(0.0)(mx.np.array(x, dtype=x.dtype)).asnumpy() == x).all()
     mx.random.seed(5)
     flip = T.RandomFlipLeftRight(0.3)
-    hits = sum(bool((flip(mx.np.array(x)).asnumpy() != x).any()) for _ in range(400))
+    hits = sum(bool((flip(mx.np.array(x, dtype=x.dtype)).asnumpy() != x).any()) for _ in range(400))
     assert 80 < hits < 160
 
 
 def test_colour_jitter_factors():
     x = _img(dtype="float32")
-    assert (T.RandomBrightness(0.0)(mx.np.array(x)).asnumpy() == x).all()
-    onp.testing.assert_allclose(T.RandomColorJitter()(mx.np.array(x)).asnumpy(), x)
+    assert (T.RandomBrightness(0.0)(mx.np.array(x, dtype=x.dtype)).asnumpy() == x).all()
+    onp.testing.assert_allclose(T.RandomColorJitter()(mx.np.array(x, dtype=x.dtype)).asnumpy(), x)
     gray = x @ onp.array([0.299, 0.587, 0.114])
     onp.testing.assert_allclose(saturation(x, 0.0), onp.repeat(gray[..., None], 3, -1), rtol=1e-5)
-    out = T.RandomLighting(0.1)(mx.np.array(_img()))
+    out = T.RandomLighting(0.1)(mx.np.array(_img(), dtype="uint8"))
     assert out.shape == (12, 9, 3) and out.dtype == onp.uint8
 
 
 def test_random_gray_always():
     x = _img()
-    out = T.RandomGray(1.0)(mx.np.array(x)).asnumpy()
+    out = T.RandomGray(1.0)(mx.np.array(x, dtype=x.dtype)).asnumpy()
     gray = x.astype(onp.float32) @ onp.array([0.299, 0.587, 0.114], onp.float32)
     onp.testing.assert_allclose(out, onp.repeat(gray[..., None], 3, -1), rtol=1e-5)
 
 
 def test_rotate_quarter_turn_is_rot90():
     x = onp.random.RandomState(1).rand(2, 7, 7).astype("float32")
-    out = T.Rotate(90.0)(mx.np.array(x)).asnumpy()
+    out = T.Rotate(90.0)(mx.np.array(x, dtype=x.dtype)).asnumpy()
     onp.testing.assert_allclose(out, onp.rot90(x, 1, axes=(1, 2)), atol=1e-5)
     with pytest.raises(TypeError):
         T.Rotate(10.0)(mx.np.ones((3, 5, 5), dtype="uint8"))
@@ -100,14 +100,14 @@ def test_rotate_quarter_turn_is_rot90():
         T.RandomRotation((10, -10))
     with pytest.raises(ValueError):
         T.RandomRotation((-10, 10), rotate_with_proba=1.5)
-    same = T.RandomRotation((-90, 90), rotate_with_proba=0.0)(mx.np.array(x))
+    same = T.RandomRotation((-90, 90), rotate_with_proba=0.0)(mx.np.array(x, dtype=x.dtype))
     assert (same.asnumpy() == x).all()
 
 
 def test_imrotate_zoom_out_keeps_the_whole_image():
     x = onp.ones((1, 9, 9), "float32")
-    inner = image.imrotate(mx.np.array(x), 45.0, zoom_in=True).asnumpy()
-    outer = image.imrotate(mx.np.array(x), 45.0, zoom_out=True).asnumpy()
+    inner = image.imrotate(mx.np.array(x, dtype=x.dtype), 45.0, zoom_in=True).asnumpy()
+    outer = image.imrotate(mx.np.array(x, dtype=x.dtype), 45.0, zoom_out=True).asnumpy()
     assert inner.min() > 0.99                  # no padding shows
     assert outer[0, 0, 0] == 0 and outer[0, 4, 4] == pytest.approx(1.0)
 
@@ -128,7 +128,7 @@ def test_hybrid_random_apply_draws_per_call():
     t.hybridize()
     x = _img()
     mx.random.seed(2)
-    flips = sum(bool((t(mx.np.array(x)).asnumpy() != x).any()) for _ in range(200))
+    flips = sum(bool((t(mx.np.array(x, dtype=x.dtype)).asnumpy() != x).any()) for _ in range(200))
     assert 60 < flips < 140
 
 

@@ -14,8 +14,13 @@ def test_array_dtype_rules():
     assert np.array([1, 2, 3]).dtype == np.float32          # Python data → float32
     assert np.array([True, False]).dtype == np.float32
     assert np.array(5).shape == () and np.array(5).dtype == np.float32
-    assert np.array(onp.arange(3)).dtype == np.int64        # NumPy input keeps its dtype
-    assert np.array(onp.zeros(2, onp.float64)).dtype == np.float64
+    assert np.array(onp.arange(3)).dtype == np.float32      # NumPy input too (MXNet 2.0's rule)
+    assert np.array(onp.zeros(2, onp.float64)).dtype == np.float32
+    assert np.array(onp.arange(3), dtype=None).dtype == np.float32
+    assert np.array(np.array([1, 2], dtype="int8")).dtype == np.int8   # framework arrays keep it
+    with mx.util.np_default_dtype(True):         # NumPy's defaults: arrays keep, data → float64
+        assert np.array(onp.arange(3)).dtype == np.int64
+        assert np.array([1, 2]).dtype == np.float64 and np.zeros(2).dtype == np.float64
     assert np.array([1, 2], dtype="int32").dtype == np.int32
     a = np.array(A)
     b = np.array(a)
