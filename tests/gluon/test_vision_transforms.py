@@ -83,11 +83,19 @@ def test_colour_jitter_factors():
     assert out.shape == (12, 9, 3) and out.dtype == onp.uint8
 
 
-def test_random_gray_always():
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_random_gray(hybridize):
     x = _img()
-    out = T.RandomGray(1.0)(mx.np.array(x, dtype=x.dtype)).asnumpy()
     gray = x.astype(onp.float32) @ onp.array([0.299, 0.587, 0.114], onp.float32)
+    always, half = T.RandomGray(1.0), T.RandomGray(0.5)
+    if hybridize:
+        always.hybridize()
+        half.hybridize()
+    out = always(mx.np.array(x, dtype=x.dtype)).asnumpy()
     onp.testing.assert_allclose(out, onp.repeat(gray[..., None], 3, -1), rtol=1e-5)
+    mx.random.seed(4)
+    grays = sum(bool((half(mx.np.array(x, dtype=x.dtype)).asnumpy() != x).any()) for _ in range(200))
+    assert 70 < grays < 130
 
 
 def test_rotate_quarter_turn_is_rot90():

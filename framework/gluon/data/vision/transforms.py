@@ -294,9 +294,6 @@ class RandomLighting(HybridBlock):
         return _with_rest(npx.image.random_lighting(x, self._alpha), *args)
 
 
-_GRAY_MIX = _onp.tile(_onp.array([[0.299], [0.587], [0.114]], _onp.float32), (1, 3))
-
-
 class RandomGray(HybridBlock):
     """With probability `p`, every channel becomes the gray value; the output is float32."""
 
@@ -306,5 +303,8 @@ class RandomGray(HybridBlock):
 
     def forward(self, x, *args):
         x = x.astype("float32")
-        gray = np.dot(x, np.array(_GRAY_MIX))
+        # row c of the mix is channel c's share in every output channel (made by np ops, so
+        # that a hybridized graph holds it as a constant)
+        mix = np.concatenate([np.full((1, 3), w) for w in (0.299, 0.587, 0.114)], axis=0)
+        gray = np.dot(x, mix)
         return _with_rest(np.where(self.p < np.random.uniform(), x, gray), *args)
