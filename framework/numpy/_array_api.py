@@ -4,6 +4,7 @@ apply_along_axis. Each computing function is a registry op (so it traces inside 
 except `apply_along_axis`, which calls a Python function per slice as NumPy does."""
 from __future__ import annotations
 
+import numbers
 from collections import namedtuple
 
 import numpy as _onp
@@ -121,7 +122,8 @@ def pad(x, pad_width, mode="constant", constant_values=0, reflect_type="even", *
 
 
 def unravel_index(indices, shape, order="C"):
-    """A tuple with one int64 coordinate array per dimension of `shape`."""
+    """A tuple with one int64 coordinate array per dimension of `shape` (an int: one dim)."""
+    dims = (shape,) if isinstance(shape, numbers.Integral) else shape
     res = invoke("_npi_unravel_index_fallback", [as_nd(indices)],
-                 {"shape": tuple(int(d) for d in shape), "order": order})
+                 {"shape": tuple(int(d) for d in dims), "order": order})
     return res if isinstance(res, tuple) else (res,)
