@@ -78,7 +78,7 @@ def empty(shape, dtype=None, order="C", device=None, ctx=None):
 
 
 def full(shape, fill_value, dtype=None, order="C", device=None, ctx=None, out=None):
-    if isinstance(fill_value, ndarray) and fill_value.ndim > 0:
+    if isinstance(fill_value, ndarray):      # an array (0-d too): broadcast, so that it traces
         r = broadcast_to(fill_value.astype(dtype) if dtype else fill_value, shape_tuple(shape))
         return r.copy()
     if dtype is None:   # MXNet 2.x: the fill value's type decides (int → int64)
@@ -119,6 +119,7 @@ def full_like(a, fill_value, dtype=None, order="C", device=None, ctx=None, out=N
 
 def arange(start, stop=None, step=1, dtype=None, device=None, ctx=None):
     """Evenly spaced values (float32 unless `dtype` says otherwise, as in MXNet)."""
+    step = 1 if step is None else step
     if step == 0:
         raise ZeroDivisionError("step cannot be 0")
     return invoke("_npi_arange", [], {"start": float(start),

@@ -11,13 +11,14 @@ import numpy as _onp
 from .. import random as _rnd
 from ..ndarray import ndarray
 from ..dispatch import invoke
+from ._math import exp as _exp
 from ..symbol.graph import Symbol
 from ._base import dtype_of
 
 __all__ = ["seed", "uniform", "normal", "randn", "rand", "randint", "shuffle", "choice",
            "gamma", "beta", "exponential", "laplace", "multinomial", "permutation",
            "lognormal", "logistic", "gumbel", "weibull", "pareto", "power", "rayleigh",
-           "chisquare", "bernoulli"]
+           "chisquare", "f", "bernoulli"]
 
 
 def seed(seed=None, device="all", ctx="all"):
@@ -70,7 +71,7 @@ def normal(loc=0.0, scale=1.0, size=None, dtype=None, device=None, ctx=None, out
 
 
 def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, device=None, out=None):
-    return _wrap(_gen().lognormal(_val(mean), _val(sigma), _size(size)), dtype)
+    return _exp(_draw("normal", {"loc": mean, "scale": sigma}, size, dtype))
 
 
 def logistic(loc=0.0, scale=1.0, size=None, device=None, out=None):
@@ -121,7 +122,10 @@ def gamma(shape, scale=1.0, size=None, dtype=None, device=None, out=None):
 
 
 def beta(a, b, size=None, dtype=None, device=None):
-    return _wrap(_gen().beta(_val(a), _val(b), _size(size)), dtype)
+    """X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b) (as MXNet composes it: traceable)."""
+    x = _draw("gamma", {"shape": a, "scale": 1.0}, size, dtype)
+    y = _draw("gamma", {"shape": b, "scale": 1.0}, size, dtype)
+    return x / (x + y)
 
 
 def exponential(scale=1.0, size=None, device=None, out=None):
@@ -149,7 +153,13 @@ def rayleigh(scale=1.0, size=None, device=None, out=None):
 
 
 def chisquare(df, size=None, dtype=None, device=None):
-    return _wrap(_gen().chisquare(_val(df), _size(size)), dtype)
+    """Gamma(df / 2, scale 2)."""
+    return _draw("gamma", {"shape": df / 2, "scale": 2.0}, size, dtype)
+
+
+def f(dfnum, dfden, size=None, device=None):
+    """(χ²(dfnum) / dfnum) / (χ²(dfden) / dfden)."""
+    return (chisquare(dfnum, size) / dfnum) / (chisquare(dfden, size) / dfden)
 
 
 def bernoulli(prob=None, logit=None, size=None, dtype=None, device=None, out=None):

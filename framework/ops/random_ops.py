@@ -8,23 +8,25 @@ from __future__ import annotations
 import numpy as np
 
 from .. import random as _random
+from ..base import OperatorError
 from ._common import F32
 from .attrs import DType, Float, Shape, Str
 from .registry import register
 
-# `_npi_<stem>` → (NumPy Generator method, its parameters with MXNet's defaults)
+# `_npi_<stem>` → (NumPy Generator method, its parameters with MXNet's defaults, the parameters
+# that must be positive (MXNet raises ValueError otherwise))
 _DISTRIBUTIONS = {
-    "uniform": ("uniform", (("low", 0.0), ("high", 1.0))),
-    "normal": ("normal", (("loc", 0.0), ("scale", 1.0))),
-    "gamma": ("gamma", (("shape", 1.0), ("scale", 1.0))),
-    "exponential": ("exponential", (("scale", 1.0),)),
-    "laplace": ("laplace", (("loc", 0.0), ("scale", 1.0))),
-    "logistic": ("logistic", (("loc", 0.0), ("scale", 1.0))),
-    "gumbel": ("gumbel", (("loc", 0.0), ("scale", 1.0))),
-    "weibull": ("weibull", (("a", 1.0),)),
-    "pareto": ("pareto", (("a", 1.0),)),
-    "powerd": ("power", (("a", 1.0),)),
-    "rayleigh": ("rayleigh", (("scale", 1.0),)),
+    "uniform": ("uniform", (("low", 0.0), ("high", 1.0)), ()),
+    "normal": ("normal", (("loc", 0.0), ("scale", 1.0)), ()),
+    "gamma": ("gamma", (("shape", 1.0), ("scale", 1.0)), ("shape", "scale")),
+    "exponential": ("exponential", (("scale", 1.0),), ("scale",)),
+    "laplace": ("laplace", (("loc", 0.0), ("scale", 1.0)), ()),
+    "logistic": ("logistic", (("loc", 0.0), ("scale", 1.0)), ()),
+    "gumbel": ("gumbel", (("loc", 0.0), ("scale", 1.0)), ()),
+    "weibull": ("weibull", (("a", 1.0),), ("a",)),
+    "pareto": ("pareto", (("a", 1.0),), ("a",)),
+    "powerd": ("power", (("a", 1.0),), ("a",)),
+    "rayleigh": ("rayleigh", (("scale", 1.0),), ("scale",)),
 }
 
 
@@ -37,10 +39,13 @@ def _sample_shape(a, s):
     return [tuple(a.size) if a.size is not None else np.broadcast_shapes(*map(tuple, s))]
 
 
-def _sampler(method: str, params):
+def _sampler(stem: str, method: str, params, positive):
     def kernel(a, *tensors):
         it = iter(tensors)
         values = [next(it) if getattr(a, p) is None else getattr(a, p) for p, _ in params]
+        for (p, _), v in zip(params, values):
+            if p in positive and np.any(np.asarray(v) <= 0):
+                raise OperatorError(f"_npi_{stem}: {p} must be positive, got {v}")
         size = tuple(a.size) if a.size is not None else (
             np.broadcast_shapes(*(t.shape for t in tensors)) if tensors else None)
         out = getattr(_random.generator(), method)(*values, size=size)
@@ -49,12 +54,13 @@ def _sampler(method: str, params):
     return kernel
 
 
-for _stem, (_method, _params) in _DISTRIBUTIONS.items():
+for _stem, (_method, _params, _positive) in _DISTRIBUTIONS.items():
     register(f"_npi_{_stem}",
              attrs={**{p: Float(d, optional=True) for p, d in _params}, "size": Shape(None),
                     "ctx": Str(""), "dtype": DType(F32)},
              inputs=_tensor_params(_params), infer_shape=_sample_shape,
-             infer_type=lambda a, d: [a.dtype or F32], random=True)(_sampler(_method, _params))
+             infer_type=lambda a, d: [a.dtype or F32],
+             random=True)(_sampler(_stem, _method, _params, _positive))
 
 
 @register("_random_randint", "random_randint", "_npi_random_randint",

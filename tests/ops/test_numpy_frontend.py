@@ -253,3 +253,21 @@ def test_symbol_inputs_compose():
     from framework.symbol import var
     y = np.exp(var("data")) + 1
     assert y.list_inputs() == ["data"]
+
+
+def test_broadcast_to_numpy_rule_and_full_with_array_fill():
+    assert np.broadcast_to(np.ones((2, 1)), (0, 2, 3)).shape == (0, 2, 3)   # 0 is a real size
+    assert np.broadcast_to(np.ones((2, 1)), (-2, 5)).shape == (2, 5)        # -2 keeps the dim
+    with pytest.raises(mx.MXNetError):
+        np.broadcast_to(np.ones((2, 1)), (3, 5))
+
+    class Fill(mx.gluon.HybridBlock):
+        def forward(self, v):
+            return np.full((0, 3), v), np.full((2, 2), v)
+
+    net = Fill()
+    net.hybridize()
+    empty, two = net(np.array(2.0))
+    assert empty.shape == (0, 3) and (two.asnumpy() == 2).all()
+    assert (net(np.array(5.0))[1].asnumpy() == 5).all()      # the fill value is an input
+    assert np.arange(0, 4, None).asnumpy().tolist() == [0, 1, 2, 3]

@@ -57,3 +57,32 @@ def test_scalar_draws_dtypes_and_ranges():
     assert mx.np.random.gamma(2.0, 1.0, size=(3,), dtype="float64").dtype == onp.float64
     p = mx.np.random.power(3.0, size=(500,)).asnumpy()
     assert 0 <= p.min() and p.max() <= 1 and p.mean() == pytest.approx(0.75, abs=0.05)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: mx.np.random.gamma(1.0, 0.0),
+    lambda: mx.np.random.gamma(mx.np.array(0.0), 1.0),
+    lambda: mx.np.random.weibull(-1.0),
+    lambda: mx.np.random.pareto(mx.np.array([1.0, 0.0])),
+    lambda: mx.np.random.exponential(0.0),
+])
+def test_non_positive_parameters_raise_value_error(call):
+    with pytest.raises(ValueError, match="must be positive"):
+        call()
+
+
+def test_compound_distributions_trace_and_stay_in_range():
+    class Net(HybridBlock):
+        def forward(self, a):
+            return (mx.np.random.beta(a, a, size=(400,)), mx.np.random.chisquare(a, size=(400,)),
+                    mx.np.random.f(a, a, size=(400,)))
+
+    net = Net()
+    net.hybridize()
+    mx.random.seed(1)
+    beta, chi, f = (o.asnumpy() for o in net(mx.np.array([4.0])))
+    assert 0 < beta.min() and beta.max() < 1 and beta.mean() == pytest.approx(0.5, abs=0.05)
+    assert chi.min() > 0 and chi.mean() == pytest.approx(4.0, rel=0.15)   # E[χ²(k)] = k
+    assert f.min() > 0
+    again = net(mx.np.array([4.0]))[0].asnumpy()
+    assert not onp.allclose(beta, again)
