@@ -215,8 +215,13 @@ class Resize(HybridBlock):
         return _with_rest(npx.image.resize(x, *self._args), *args)
 
 
+def _variant(base: type, name: str, op: str, doc: str) -> type:
+    """A public transform that is `base` applied with the `npx.image` operator `op`."""
+    return type(name, (base,), {"_op": op, "__doc__": doc, "__module__": __name__})
+
+
 class _RandomFlip(HybridBlock):
-    _stem = ""
+    _op = ""
 
     def __init__(self, p: float = 0.5):
         super().__init__()
@@ -226,18 +231,14 @@ class _RandomFlip(HybridBlock):
         if self.p <= 0:
             return _with_rest(x, *args)
         if self.p >= 1:
-            return _with_rest(getattr(npx.image, self._stem)(x), *args)
-        return _with_rest(getattr(npx.image, "random_" + self._stem)(x, p=self.p), *args)
+            return _with_rest(getattr(npx.image, self._op)(x), *args)
+        return _with_rest(getattr(npx.image, "random_" + self._op)(x, p=self.p), *args)
 
 
-class RandomFlipLeftRight(_RandomFlip):
-    """Mirror horizontally with probability `p`."""
-    _stem = "flip_left_right"
-
-
-class RandomFlipTopBottom(_RandomFlip):
-    """Flip vertically with probability `p`."""
-    _stem = "flip_top_bottom"
+RandomFlipLeftRight = _variant(_RandomFlip, "RandomFlipLeftRight", "flip_left_right",
+                               "Mirror horizontally with probability `p`.")
+RandomFlipTopBottom = _variant(_RandomFlip, "RandomFlipTopBottom", "flip_top_bottom",
+                               "Flip vertically with probability `p`.")
 
 
 # -- colour -----------------------------------------------------------------------------------
@@ -252,24 +253,15 @@ class _RandomEnhance(HybridBlock):
         return _with_rest(getattr(npx.image, self._op)(x, *self._args), *args)
 
 
-class RandomBrightness(_RandomEnhance):
-    """Scale brightness by a factor in [1 - brightness, 1 + brightness]."""
-    _op = "random_brightness"
-
-
-class RandomContrast(_RandomEnhance):
-    """Scale contrast by a factor in [1 - contrast, 1 + contrast]."""
-    _op = "random_contrast"
-
-
-class RandomSaturation(_RandomEnhance):
-    """Scale saturation by a factor in [1 - saturation, 1 + saturation]."""
-    _op = "random_saturation"
-
-
-class RandomHue(_RandomEnhance):
-    """Shift the hue by a random number of turns (drawn from [1 - hue, 1 + hue], as MXNet)."""
-    _op = "random_hue"
+RandomBrightness = _variant(_RandomEnhance, "RandomBrightness", "random_brightness",
+                            "Scale brightness by a factor in [1 - brightness, 1 + brightness].")
+RandomContrast = _variant(_RandomEnhance, "RandomContrast", "random_contrast",
+                          "Scale contrast by a factor in [1 - contrast, 1 + contrast].")
+RandomSaturation = _variant(_RandomEnhance, "RandomSaturation", "random_saturation",
+                            "Scale saturation by a factor in [1 - saturation, 1 + saturation].")
+RandomHue = _variant(_RandomEnhance, "RandomHue", "random_hue",
+                     "Shift the hue by a random number of turns (drawn from [1 - hue, 1 + hue], "
+                     "as MXNet).")
 
 
 class RandomColorJitter(HybridBlock):
