@@ -19,7 +19,7 @@ from ._op import _call
 from .._np_state import (is_np_array, is_np_default_dtype, is_np_shape, reset_np,  # noqa: F401
                      set_np, set_np_default_dtype, set_np_shape, use_np, use_np_array,
                      use_np_default_dtype, use_np_shape)
-from . import image  # noqa: F401
+from . import image, random  # noqa: F401
 from .utils import from_numpy, gpu_memory_info, load, save, savez, waitall  # noqa: F401
 
 _INPUT_TYPES = (ndarray, _onp.ndarray, Symbol)

@@ -10,7 +10,7 @@ import numpy as np
 from .. import random as _random
 from ..base import OperatorError
 from ._common import F32
-from .attrs import DType, Float, Shape, Str
+from .attrs import Bool, DType, Float, Shape, Str
 from .registry import register
 
 # `_npi_<stem>` → (NumPy Generator method, its parameters with MXNet's defaults, the parameters
@@ -72,3 +72,23 @@ def randint(a):
     """Integers drawn uniformly from [low, high) (MXNet names the sample shape `shape` here)."""
     return np.asarray(_random.generator().integers(int(a.low), int(a.high), a.shape),
                       dtype=a.dtype or np.int64)
+
+
+def _bernoulli_inputs(a):
+    return ("input1",) if a.prob is None and a.logit is None else ()
+
+
+@register("_npi_bernoulli",
+          attrs={"prob": Float(None, optional=True), "logit": Float(None, optional=True),
+                 "is_logit": Bool(False), "size": Shape(None), "ctx": Str(""),
+                 "dtype": DType(F32)},
+          inputs=_bernoulli_inputs, infer_shape=_sample_shape,
+          infer_type=lambda a, d: [a.dtype or F32], random=True)
+def bernoulli(a, *tensor):
+    """1 with probability `prob` (or sigmoid(`logit`) when `is_logit`), else 0."""
+    v = tensor[0] if tensor else (a.logit if a.is_logit else a.prob)
+    p = 1.0 / (1.0 + np.exp(-np.asarray(v, np.float64))) if a.is_logit else np.asarray(v)
+    if not a.is_logit and (np.any(p < 0) or np.any(p > 1)):
+        raise OperatorError(f"_npi_bernoulli: prob must be in [0, 1], got {v}")
+    size = tuple(a.size) if a.size is not None else np.shape(p)
+    return (_random.generator().random(size) < p).astype(a.dtype or F32)

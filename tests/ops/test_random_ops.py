@@ -86,3 +86,23 @@ def test_compound_distributions_trace_and_stay_in_range():
     assert f.min() > 0
     again = net(mx.np.array([4.0]))[0].asnumpy()
     assert not onp.allclose(beta, again)
+
+
+def test_npx_random_bernoulli_and_batched_samplers():
+    mx.random.seed(0)
+    p = mx.npx.random.bernoulli(prob=mx.np.array([0.0, 1.0, 0.3]), size=(2000, 3)).asnumpy()
+    assert set(onp.unique(p)) <= {0.0, 1.0}
+    onp.testing.assert_allclose(p.mean(axis=0), [0, 1, 0.3], atol=0.04)
+    q = mx.npx.random.bernoulli(logit=0.0, size=(2000,)).asnumpy()
+    assert q.mean() == pytest.approx(0.5, abs=0.05)
+    for bad in ({}, {"prob": 0.5, "logit": 0.5}, {"prob": 1.5},
+                {"prob": mx.np.array([-0.1])}):
+        with pytest.raises(ValueError):
+            mx.npx.random.bernoulli(**bad)
+    lo, hi = mx.np.zeros((2, 1)), mx.np.ones((1, 3))
+    assert mx.npx.random.uniform_n(lo, hi, batch_shape=(4,)).shape == (4, 2, 3)
+    assert mx.npx.random.normal_n(0.0, 1.0, batch_shape=5).shape == (5,)
+    mx.npx.random.seed(11)
+    a = mx.np.random.uniform(size=3).asnumpy()
+    mx.npx.random.seed(11)
+    assert (mx.np.random.uniform(size=3).asnumpy() == a).all()
