@@ -4,6 +4,7 @@ apply_along_axis. Each computing function is a registry op (so it traces inside 
 except `apply_along_axis`, which calls a Python function per slice as NumPy does."""
 from __future__ import annotations
 
+import numbers
 from collections import namedtuple
 
 import numpy as _onp
@@ -12,7 +13,8 @@ from ._base import as_nd, axis_tuple, default_float, dtype_of, invoke, ndarray
 
 __all__ = ["logspace", "tri", "tril_indices", "indices", "percentile", "quantile", "median",
            "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
-           "flatnonzero", "apply_along_axis", "pad", "unravel_index"]
+           "flatnonzero", "apply_along_axis", "pad", "unravel_index", "hanning", "hamming",
+           "blackman", "bincount", "interp", "fill_diagonal", "diag_indices_from"]
 
 
 def _ctx(device=None, ctx=None) -> str:
@@ -121,7 +123,55 @@ def pad(x, pad_width, mode="constant", constant_values=0, reflect_type="even", *
 
 
 def unravel_index(indices, shape, order="C"):
-    """A tuple with one int64 coordinate array per dimension of `shape`."""
+    """A tuple with one int64 coordinate array per dimension of `shape` (an int: one dim)."""
+    dims = (shape,) if isinstance(shape, numbers.Integral) else shape
     res = invoke("_npi_unravel_index_fallback", [as_nd(indices)],
-                 {"shape": tuple(int(d) for d in shape), "order": order})
+                 {"shape": tuple(int(d) for d in dims), "order": order})
     return res if isinstance(res, tuple) else (res,)
+
+
+def _window(op: str, M: int, dtype, device) -> ndarray:
+    return invoke(op, [], {"M": int(M), "ctx": _ctx(device), "dtype": dtype_of(dtype) or
+                           _onp.dtype(_onp.float32)})
+
+
+def hanning(M, dtype=None, device=None):
+    return _window("_npi_hanning", M, dtype, device)
+
+
+def hamming(M, dtype=None, device=None):
+    return _window("_npi_hamming", M, dtype, device)
+
+
+def blackman(M, dtype=None, device=None):
+    return _window("_npi_blackman", M, dtype, device)
+
+
+def bincount(x, weights=None, minlength=0):
+    """Counts of each non-negative integer of `x` (weighted sums with `weights`)."""
+    ins = [as_nd(x)] if weights is None else [as_nd(x), as_nd(weights)]
+    return invoke("_npi_bincount", ins, {"minlength": int(minlength),
+                                         "has_weights": weights is not None})
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """1-D linear interpolation (float64, as MXNet)."""
+    attrs = {"left": left, "right": right, "period": period}
+    if isinstance(x, numbers.Number):
+        return invoke("_npi_interp", [as_nd(xp), as_nd(fp)],
+                      {**attrs, "x_scalar": float(x), "x_is_scalar": True})
+    return invoke("_npi_interp", [as_nd(xp), as_nd(fp), as_nd(x)], attrs)
+
+
+def fill_diagonal(a, val, wrap=False):
+    """Set the main diagonal of `a` to `val`, in place (NumPy's contract: returns None)."""
+    vals = tuple(float(v) for v in _onp.ravel(val))
+    res = invoke("_npi_fill_diagonal", [a], {"val": vals, "wrap": bool(wrap)})
+    if isinstance(a, ndarray):
+        a._data[...] = res._data
+    return None
+
+
+def diag_indices_from(arr):
+    """The indices of the main diagonal of an array whose dimensions are all equal."""
+    return tuple(invoke("_npi_diag_indices_from", [as_nd(arr)]))

@@ -5,6 +5,7 @@ import numbers
 
 import numpy as _onp
 
+from .._np_state import is_np_default_dtype
 from ..dispatch import invoke
 from ..ndarray import ndarray
 from ..symbol import trace as _trace
@@ -13,10 +14,12 @@ __all__ = ["ndarray", "invoke", "as_nd", "is_scalar", "is_int_scalar", "tracing"
            "default_float", "axis_tuple", "owned"]
 
 _F32 = _onp.dtype(_onp.float32)
+_F64 = _onp.dtype(_onp.float64)
 
 
 def default_float() -> _onp.dtype:
-    return _F32
+    """MXNet's default float: float32, or float64 under `npx.set_np(dtype=True)`."""
+    return _F64 if is_np_default_dtype() else _F32
 
 
 def tracing() -> bool:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as _onp
 
 from ..base import OperatorError
-from ._base import as_nd, default_float, dtype_of, invoke, is_int_scalar, ndarray, shape_tuple
+from ._base import (as_nd, default_float, dtype_of, invoke, is_int_scalar, is_np_default_dtype,
+                    ndarray, shape_tuple)
 from ._shape import broadcast_to
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
@@ -20,14 +21,17 @@ def _ctx(device=None, ctx=None):
 def array(object, dtype=None, device=None, ctx=None, copy=True):
     """MXNet `np.array`: a framework array holding a copy of `object`.
 
-    Python data (lists, scalars) default to float32 (MXNet's default dtype), whatever their
-    element type; framework and NumPy arrays keep their dtype.
+    Without `dtype`, framework arrays keep theirs; NumPy arrays and Python data (lists,
+    scalars) become float32 (MXNet's default dtype), whatever their element type. Under
+    `npx.set_np(dtype=True)` NumPy arrays keep their dtype and Python data become float64.
     """
     dt = dtype_of(dtype)
     if isinstance(object, ndarray):
         src = object._data
     elif isinstance(object, _onp.ndarray):
         src = object
+        if dt is None and not is_np_default_dtype():
+            dt = default_float()
     elif hasattr(object, "asnumpy"):
         src = object.asnumpy()
     else:
@@ -74,7 +78,7 @@ def empty(shape, dtype=None, order="C", device=None, ctx=None):
 
 
 def full(shape, fill_value, dtype=None, order="C", device=None, ctx=None, out=None):
-    if isinstance(fill_value, ndarray) and fill_value.ndim > 0:
+    if isinstance(fill_value, ndarray):      # an array (0-d too): broadcast, so that it traces
         r = broadcast_to(fill_value.astype(dtype) if dtype else fill_value, shape_tuple(shape))
         return r.copy()
     if dtype is None:   # MXNet 2.x: the fill value's type decides (int → int64)
@@ -115,6 +119,7 @@ def full_like(a, fill_value, dtype=None, order="C", device=None, ctx=None, out=N
 
 def arange(start, stop=None, step=1, dtype=None, device=None, ctx=None):
     """Evenly spaced values (float32 unless `dtype` says otherwise, as in MXNet)."""
+    step = 1 if step is None else step
     if step == 0:
         raise ZeroDivisionError("step cannot be 0")
     return invoke("_npi_arange", [], {"start": float(start),

@@ -1,7 +1,8 @@
 """`framework.np.random`: sampling with the framework's shared generator (`mx.random.seed`).
 
-Samples are plain NumPy draws wrapped as framework arrays (not graph ops): float32 unless a
-dtype is given, like MXNet.
+The common distributions and `randint` are sampling operators of the registry, so a hybridized
+block draws afresh on every call; the rest are plain NumPy draws wrapped as framework arrays.
+Samples are float32 unless a dtype is given, like MXNet.
 """
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ import numpy as _onp
 
 from .. import random as _rnd
 from ..ndarray import ndarray
+from ..dispatch import invoke
+from ._math import exp as _exp
+from ..symbol.graph import Symbol
 from ._base import dtype_of
 
 __all__ = ["seed", "uniform", "normal", "randn", "rand", "randint", "shuffle", "choice",
            "gamma", "beta", "exponential", "laplace", "multinomial", "permutation",
            "lognormal", "logistic", "gumbel", "weibull", "pareto", "power", "rayleigh",
-           "chisquare", "bernoulli"]
+           "chisquare", "f", "bernoulli"]
 
 
 def seed(seed=None, device="all", ctx="all"):
@@ -41,46 +45,56 @@ def _size(size):
     return (size,) if isinstance(size, int) else tuple(size)
 
 
-def uniform(low=0.0, high=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
-    r = _wrap(_gen().uniform(_val(low), _val(high), _size(size)), dtype)
+def _draw(dist: str, params: dict, size, dtype, out=None):
+    """One sampling operator call: number parameters are attributes, arrays are inputs."""
+    attrs = {"size": _size(size), "dtype": dtype_of(dtype) or _onp.dtype(_onp.float32)}
+    inputs = []
+    for name, v in params.items():
+        if isinstance(v, (ndarray, Symbol, _onp.ndarray, list, tuple)):
+            attrs[name] = None
+            inputs.append(v if isinstance(v, (ndarray, Symbol)) else _onp.asarray(v))
+        else:
+            attrs[name] = float(v)
+    r = invoke(f"_npi_{dist}", inputs, attrs)
     if out is not None:
         out._data[...] = r._data
         return out
     return r
+
+
+def uniform(low=0.0, high=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
+    return _draw("uniform", {"low": low, "high": high}, size, dtype, out)
 
 
 def normal(loc=0.0, scale=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
-    r = _wrap(_gen().normal(_val(loc), _val(scale), _size(size)), dtype)
-    if out is not None:
-        out._data[...] = r._data
-        return out
-    return r
+    return _draw("normal", {"loc": loc, "scale": scale}, size, dtype, out)
 
 
 def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, device=None, out=None):
-    return _wrap(_gen().lognormal(_val(mean), _val(sigma), _size(size)), dtype)
+    return _exp(_draw("normal", {"loc": mean, "scale": sigma}, size, dtype))
 
 
 def logistic(loc=0.0, scale=1.0, size=None, device=None, out=None):
-    return _wrap(_gen().logistic(_val(loc), _val(scale), _size(size)), None)
+    return _draw("logistic", {"loc": loc, "scale": scale}, size, None, out)
 
 
 def gumbel(loc=0.0, scale=1.0, size=None, device=None, out=None):
-    return _wrap(_gen().gumbel(_val(loc), _val(scale), _size(size)), None)
+    return _draw("gumbel", {"loc": loc, "scale": scale}, size, None, out)
 
 
 def randn(*size, **kwargs):
-    return _wrap(_gen().standard_normal(size if size else None), kwargs.get("dtype"))
+    return _draw("normal", {"loc": 0.0, "scale": 1.0}, size or None, kwargs.get("dtype"))
 
 
 def rand(*size, **kwargs):
-    return _wrap(_gen().random(size if size else None), kwargs.get("dtype"))
+    return _draw("uniform", {"low": 0.0, "high": 1.0}, size or None, kwargs.get("dtype"))
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, ctx=None, out=None):
     if high is None:
         low, high = 0, low
-    return _wrap(_gen().integers(low, high, _size(size)), dtype, _onp.int64)
+    return invoke("_random_randint", [], {"low": low, "high": high, "shape": _size(size),
+                                              "dtype": dtype_of(dtype) or _onp.dtype(_onp.int64)})
 
 
 def shuffle(x):
@@ -104,39 +118,48 @@ def choice(a, size=None, replace=True, p=None, device=None, out=None):
 
 
 def gamma(shape, scale=1.0, size=None, dtype=None, device=None, out=None):
-    return _wrap(_gen().gamma(_val(shape), _val(scale), _size(size)), dtype)
+    return _draw("gamma", {"shape": shape, "scale": scale}, size, dtype, out)
 
 
 def beta(a, b, size=None, dtype=None, device=None):
-    return _wrap(_gen().beta(_val(a), _val(b), _size(size)), dtype)
+    """X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b) (as MXNet composes it: traceable)."""
+    x = _draw("gamma", {"shape": a, "scale": 1.0}, size, dtype)
+    y = _draw("gamma", {"shape": b, "scale": 1.0}, size, dtype)
+    return x / (x + y)
 
 
 def exponential(scale=1.0, size=None, device=None, out=None):
-    return _wrap(_gen().exponential(_val(scale), _size(size)), None)
+    return _draw("exponential", {"scale": scale}, size, None, out)
 
 
 def laplace(loc=0.0, scale=1.0, size=None, dtype=None, device=None, out=None):
-    return _wrap(_gen().laplace(_val(loc), _val(scale), _size(size)), dtype)
+    return _draw("laplace", {"loc": loc, "scale": scale}, size, dtype, out)
 
 
 def weibull(a, size=None, device=None, out=None):
-    return _wrap(_gen().weibull(_val(a), _size(size)), None)
+    return _draw("weibull", {"a": a}, size, None, out)
 
 
 def pareto(a, size=None, device=None, out=None):
-    return _wrap(_gen().pareto(_val(a), _size(size)), None)
+    return _draw("pareto", {"a": a}, size, None, out)
 
 
 def power(a, size=None, device=None, out=None):
-    return _wrap(_gen().power(_val(a), _size(size)), None)
+    return _draw("powerd", {"a": a}, size, None, out)
 
 
 def rayleigh(scale=1.0, size=None, device=None, out=None):
-    return _wrap(_gen().rayleigh(_val(scale), _size(size)), None)
+    return _draw("rayleigh", {"scale": scale}, size, None, out)
 
 
 def chisquare(df, size=None, dtype=None, device=None):
-    return _wrap(_gen().chisquare(_val(df), _size(size)), dtype)
+    """Gamma(df / 2, scale 2)."""
+    return _draw("gamma", {"shape": df / 2, "scale": 2.0}, size, dtype)
+
+
+def f(dfnum, dfden, size=None, device=None):
+    """(χ²(dfnum) / dfnum) / (χ²(dfden) / dfden)."""
+    return (chisquare(dfnum, size) / dfnum) / (chisquare(dfden, size) / dfden)
 
 
 def bernoulli(prob=None, logit=None, size=None, dtype=None, device=None, out=None):

@@ -7,14 +7,22 @@ Any other registered operator is reachable as `npx.<name>` when the registry kno
 from __future__ import annotations
 
 from ..device import Device, cpu, cpu_pinned, current_device, gpu, num_gpus  # noqa: F401
-from ..ops.registry import has_op
+import numpy as _onp
+
+from ..dispatch import invoke
+from ..ndarray import ndarray
+from ..ops.registry import get_op, has_op
+from ..symbol.graph import Symbol
 from ._op import *  # noqa: F401,F403
 from ._op import __all__ as _op_all
 from ._op import _call
 from .._np_state import (is_np_array, is_np_default_dtype, is_np_shape, reset_np,  # noqa: F401
                      set_np, set_np_default_dtype, set_np_shape, use_np, use_np_array,
                      use_np_default_dtype, use_np_shape)
+from . import image, random  # noqa: F401
 from .utils import from_numpy, gpu_memory_info, load, save, savez, waitall  # noqa: F401
+
+_INPUT_TYPES = (ndarray, _onp.ndarray, Symbol)
 
 __all__ = list(_op_all) + [
     "Device", "cpu", "cpu_pinned", "gpu", "num_gpus", "current_device", "set_np", "reset_np",
@@ -31,9 +39,25 @@ def __getattr__(name: str):
         if has_op(opname):
             def fn(*inputs, _op=opname, **attrs):
                 attrs.pop("out", None)
-                attrs.pop("name", None)
-                return _call(_op, list(inputs), attrs)
+                return _call_named(_op, list(inputs), attrs, attrs.pop("name", None))
             fn.__name__ = name
             fn.__doc__ = f"npx.{name}: the `{opname}` operator."
             return fn
     raise AttributeError(f"module 'framework.numpy_extension' has no attribute '{name}'")
+
+
+def _call_named(opname: str, inputs: list, kwargs: dict, name: str | None):
+    """Inputs may also come by name (`data=x, weight=w`): keyword arguments that hold arrays or
+    Symbols are the op's inputs, in its input order, after the positional ones."""
+    named = {k: kwargs.pop(k) for k in list(kwargs) if isinstance(kwargs[k], _INPUT_TYPES)}
+    if named:
+        op = get_op(opname)
+        order = op.input_names(op.parse_attrs(kwargs))
+        unknown = set(named) - set(order)
+        if unknown:
+            raise TypeError(f"npx: {opname} has no input named {sorted(unknown)} "
+                            f"(inputs: {order})")
+        inputs = inputs + [named[n] for n in order[len(inputs):] if n in named]
+    if name is not None and any(isinstance(x, Symbol) for x in inputs):
+        return invoke(opname, inputs, kwargs, name=name)
+    return _call(opname, inputs, kwargs)

@@ -25,7 +25,7 @@ __all__ = ["softmax", "log_softmax", "masked_softmax", "masked_log_softmax", "ac
            "sequence_mask", "sequence_last", "sequence_reverse", "slice_channel", "gather_nd",
            "stop_gradient", "erf", "erfinv", "gamma", "gammaln", "digamma", "norm", "cast",
            "smooth_l1", "pad", "nonzero", "index_add", "index_update", "shape_array", "slice",
-           "slice_like", "round_ste", "sign_ste"]
+           "slice_like", "round_ste", "sign_ste", "constraint_check"]
 
 
 def _in(x):
@@ -428,3 +428,8 @@ def slice(data, begin, end, step=None):  # noqa: A001 - MXNet's name
 def slice_like(data, shape_like, axes=None):
     attrs = {} if axes is None else {"axes": _tup(axes)}
     return _call("slice_like", [data, shape_like], attrs)
+
+
+def constraint_check(input, msg="Constraint violated."):  # noqa: A002 (MXNet's name)
+    """True; raises ValueError(msg) when any element of the boolean `input` is false."""
+    return _call("_npx_constraint_check", [input], {"msg": msg})

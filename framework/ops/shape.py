@@ -266,11 +266,33 @@ def _bto_shape(a, s):
     return [tuple(out)]
 
 
-@register("_npi_broadcast_to", "broadcast_to", attrs={"shape": Shape(())},
-          infer_shape=_bto_shape, strict=True)
+@register("broadcast_to", attrs={"shape": Shape(())}, infer_shape=_bto_shape, strict=True)
 def broadcast_to(a, x):
-    """Broadcast to `shape` (0 / -1 keep the input dim)."""
+    """Broadcast to `shape` (MXNet 1.x: 0 / -1 keep the input dim)."""
     return np.broadcast_to(x, _bto_shape(a, [x.shape])[0])
+
+
+def _np_bto_shape(a, s):
+    """NumPy's rule, with MXNet's -2 for "keep the input dim" (0 is a real, empty dim)."""
+    src, tgt = tuple(s[0]), list(a.shape)
+    if len(tgt) < len(src):
+        raise ShapeError(f"broadcast_to: cannot broadcast {src} to {tuple(a.shape)}")
+    off = len(tgt) - len(src)
+    for j, d in enumerate(src):
+        if tgt[off + j] == -2:
+            tgt[off + j] = d
+        if d not in (1, tgt[off + j]):
+            raise ShapeError(f"broadcast_to: shape {src} is not broadcastable to {tuple(a.shape)}")
+    if any(t < 0 for t in tgt):
+        raise ShapeError(f"broadcast_to: the target shape must be known, got {tuple(a.shape)}")
+    return [tuple(tgt)]
+
+
+@register("_npi_broadcast_to", attrs={"shape": Shape(())}, infer_shape=_np_bto_shape,
+          strict=True)
+def np_broadcast_to(a, x):
+    """`np.broadcast_to`: NumPy's broadcasting to `shape` (-2 keeps the input dim)."""
+    return np.broadcast_to(x, _np_bto_shape(a, [x.shape])[0])
 
 
 def _blike_shape(a, s):
@@ -516,6 +538,12 @@ def _flip_onnx(ctx, node, ins):
 @lowers(broadcast_to)
 def _broadcast_to_onnx(ctx, node, ins):
     tgt = [1 if t in (0, -1) else t for t in node.parsed.shape]   # Expand keeps dims under 1
+    return ctx.op("Expand", [ins[0], ctx.ints(tgt)])
+
+
+@lowers(np_broadcast_to)
+def _np_broadcast_to_onnx(ctx, node, ins):
+    tgt = [1 if t == -2 else t for t in node.parsed.shape]
     return ctx.op("Expand", [ins[0], ctx.ints(tgt)])
 
 

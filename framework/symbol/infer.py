@@ -12,18 +12,26 @@ import numpy as np
 
 from ..base import ShapeError
 from ..io.dtypes import dtype_from_flag
+from ..ops._common import same_shape
 from .graph import Node, Symbol
 
 
-def _attr_shape(node: Node):
+def _partial_attr_shape(node: Node) -> tuple | None:
+    """A variable's declared `__shape__`, 0 standing for an unknown dimension."""
     s = node.attrs.get("__shape__")
     if not s:
         return None
     try:
-        t = tuple(int(d) for d in ast.literal_eval(s.replace("L", "")))
+        return tuple(int(d) for d in ast.literal_eval(s.replace("L", "")))
     except (ValueError, SyntaxError, TypeError):
         return None
-    return t if all(d > 0 for d in t) else None
+
+
+def _attr_shape(node: Node):
+    """A variable's declared shape when fully known (graphs keep partial ones unknown: a 1.x
+    file's `(0, 3, 224, 224)` leaves the batch size to the input signature)."""
+    t = _partial_attr_shape(node)
+    return t if t is not None and all(d > 0 for d in t) else None
 
 
 def infer_shapes(sym: Symbol, known: dict[str, tuple], *,
@@ -74,8 +82,8 @@ def _node_shapes(n, shapes: dict) -> list | None:
             raise ShapeError(f"node '{n.name}' (op {n.opname}): cannot infer parameter shapes "
                              f"from input shape {ins[0]}: {e}") from None
         for (src, i), s, f in zip(n.inputs, ins, filled):
-            if s is None and f is not None and src.is_var:
-                shapes[(id(src), i)] = tuple(f)
+            if s is None and f is not None:
+                _fill_backwards(src, i, tuple(f), shapes)
         ins = [shapes.get((id(src), i)) for src, i in n.inputs]
     if any(s is None for s in ins):
         return _from_sibling(n, ins, shapes)
@@ -83,6 +91,19 @@ def _node_shapes(n, shapes: dict) -> list | None:
         return list(n.op.shapes(n.parsed, ins))
     except Exception as e:  # noqa: BLE001
         raise ShapeError(f"node '{n.name}' (op {n.opname}) cannot take input shapes {ins}: {e}") from None
+
+
+def _fill_backwards(src: Node, i: int, shape: tuple, shapes: dict) -> None:
+    """Give an unknown parameter its shape, through the shape-preserving one-input ops between
+    it and its consumer (`Convolution(weight=cast(w))` fills `w`, as MXNet's backward pass does)."""
+    while True:
+        shapes[(id(src), i)] = shape
+        if src.is_var or len(src.inputs) != 1 or not (
+                src.op.infer_shape is same_shape or src.op.is_elementwise(src.parsed)):
+            return
+        src, i = src.inputs[0]
+        if shapes.get((id(src), i)) is not None:
+            return
 
 
 def _from_sibling(n: Node, ins: list, shapes: dict) -> list | None:
@@ -110,8 +131,15 @@ def infer_shape(sym: Symbol, *args, _as_dict: bool = False, _partial: bool = Fal
     known = {k: v for k, v in kwargs.items() if v is not None}
     if args:
         known.update({n: s for n, s in zip(sym.list_arguments(), args) if s is not None})
-    shapes = infer_shapes(sym, known)
     nodes = {n.name: n for n in sym.topo() if n.is_var}
+    shapes = infer_shapes(sym, known)
+    # declared shapes with unknown (0) dims, used only where nothing better was inferred
+    partial = [name for name, n in nodes.items() if shapes[(id(n), 0)] is None
+               and _partial_attr_shape(n) and _attr_shape(n) is None]
+    if partial:
+        known.update({name: _partial_attr_shape(nodes[name]) for name in partial})
+        shapes = {k: None if s is None else tuple(max(d, 0) for d in s)  # unknown dims stay 0
+                  for k, s in infer_shapes(sym, known).items()}
     if _as_dict:
         return {name: shapes[(id(n), 0)] for name, n in nodes.items()}
     arg = [shapes[(id(nodes[a]), 0)] for a in sym.list_arguments()]
@@ -119,7 +147,7 @@ def infer_shape(sym: Symbol, *args, _as_dict: bool = False, _partial: bool = Fal
     out = [shapes.get((id(n), i)) for n, i in sym.outputs]
     if _partial:
         return tuple([() if s is None else s for s in part] for part in (arg, out, aux))
-    if any(s is None for part in (arg, out, aux) for s in part):
+    if any(s is None or (partial and 0 in s) for part in (arg, out, aux) for s in part):
         return None, None, None
     return arg, out, aux
 

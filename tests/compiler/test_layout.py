@@ -213,7 +213,7 @@ def test_float16_graphs_keep_im2col():
             nn.Conv2D(64, 3, padding=1, in_channels=64))
     net.initialize(mx.init.Xavier())
     net.cast("float16")
-    x = mx.np.array(np.random.default_rng(2).random((1, 64, 16, 16)).astype("float16"))
+    x = mx.np.array(np.random.default_rng(2).random((1, 64, 16, 16)), dtype="float16")
     ref = net(x).asnumpy().astype(np.float32)
     net.optimize_for(x, backend="hybridserve", static_alloc=True, static_shape=True)
     got = net(x).asnumpy()

@@ -173,3 +173,8 @@ def test_unravel_index_matches_numpy_and_traces():
         for g, w in zip(got, want):
             onp.testing.assert_array_equal(g.asnumpy(), w)
             assert g.dtype == onp.int64
+
+
+def test_unravel_index_takes_an_int_shape():
+    got = np.unravel_index(np.array([3, 9], dtype="int32"), 10)
+    assert len(got) == 1 and got[0].asnumpy().tolist() == [3, 9]

@@ -216,7 +216,7 @@ def test_devices_and_waitall():
 
 def test_save_load(tmp_path):
     a = np.array(onp.arange(4, dtype=onp.float32))
-    b = np.array(onp.ones((2, 2), onp.float64))
+    b = np.array(onp.ones((2, 2)), dtype="float64")
     npx.save(str(tmp_path / "a.npy"), a)
     r = npx.load(str(tmp_path / "a.npy"))
     assert isinstance(r, ndarray) and r.tolist() == [0, 1, 2, 3]

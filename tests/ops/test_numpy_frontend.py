@@ -14,8 +14,13 @@ def test_array_dtype_rules():
     assert np.array([1, 2, 3]).dtype == np.float32          # Python data → float32
     assert np.array([True, False]).dtype == np.float32
     assert np.array(5).shape == () and np.array(5).dtype == np.float32
-    assert np.array(onp.arange(3)).dtype == np.int64        # NumPy input keeps its dtype
-    assert np.array(onp.zeros(2, onp.float64)).dtype == np.float64
+    assert np.array(onp.arange(3)).dtype == np.float32      # NumPy input too (MXNet 2.0's rule)
+    assert np.array(onp.zeros(2, onp.float64)).dtype == np.float32
+    assert np.array(onp.arange(3), dtype=None).dtype == np.float32
+    assert np.array(np.array([1, 2], dtype="int8")).dtype == np.int8   # framework arrays keep it
+    with mx.util.np_default_dtype(True):         # NumPy's defaults: arrays keep, data → float64
+        assert np.array(onp.arange(3)).dtype == np.int64
+        assert np.array([1, 2]).dtype == np.float64 and np.zeros(2).dtype == np.float64
     assert np.array([1, 2], dtype="int32").dtype == np.int32
     a = np.array(A)
     b = np.array(a)
@@ -248,3 +253,21 @@ def test_symbol_inputs_compose():
     from framework.symbol import var
     y = np.exp(var("data")) + 1
     assert y.list_inputs() == ["data"]
+
+
+def test_broadcast_to_numpy_rule_and_full_with_array_fill():
+    assert np.broadcast_to(np.ones((2, 1)), (0, 2, 3)).shape == (0, 2, 3)   # 0 is a real size
+    assert np.broadcast_to(np.ones((2, 1)), (-2, 5)).shape == (2, 5)        # -2 keeps the dim
+    with pytest.raises(mx.MXNetError):
+        np.broadcast_to(np.ones((2, 1)), (3, 5))
+
+    class Fill(mx.gluon.HybridBlock):
+        def forward(self, v):
+            return np.full((0, 3), v), np.full((2, 2), v)
+
+    net = Fill()
+    net.hybridize()
+    empty, two = net(np.array(2.0))
+    assert empty.shape == (0, 3) and (two.asnumpy() == 2).all()
+    assert (net(np.array(5.0))[1].asnumpy() == 5).all()      # the fill value is an input
+    assert np.arange(0, 4, None).asnumpy().tolist() == [0, 1, 2, 3]

@@ -115,3 +115,18 @@ def test_gen_atomic_symbol_has_fresh_inputs():
     atom = s._gen_atomic_symbol()
     assert atom.list_arguments() != s.list_arguments()
     assert atom.infer_shape_partial()[0] == [(), (), ()]
+
+
+def test_infer_shape_partial_dims_and_parameters_behind_a_cast():
+    """A declared shape with 0 (unknown) dims is used as far as it goes, and a weight reached
+    through a shape-preserving op (cast) still gets its shape from the consumer."""
+    data = mx.sym.Variable("data", shape=(2, 0, 0, 0))
+    weight = mx.sym.Variable("weight")
+    conv = mx.sym.Convolution(data=mx.sym.cast(data, dtype="float16"),
+                              weight=mx.sym.cast(weight, dtype="float16"), kernel=(3, 3),
+                              num_filter=8, no_bias=True)
+    args, outs, _ = conv.infer_shape_partial()
+    assert args == [(2, 0, 0, 0), (8, 0, 3, 3)] and outs == [(2, 8, 0, 0)]
+    assert conv.infer_shape()[0] is None                       # not fully known
+    args, outs, _ = conv.infer_shape(data=(2, 4, 10, 10))
+    assert args == [(2, 4, 10, 10), (8, 4, 3, 3)] and outs == [(2, 8, 8, 8)]

@@ -25,7 +25,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 DEFAULT_FILES = ["test_gluon.py", "test_deferred_compute.py", "test_gluon_rnn.py",
                  "test_numpy_gluon.py", "test_symbol.py", "test_gluon_model_zoo.py",
-                 "test_gluon_utils.py", "test_numpy_op.py"]
+                 "test_gluon_utils.py", "test_numpy_op.py", "test_gluon_data.py",
+                 "test_numpy_gluon_data_vision.py"]
 UNITTEST_DIR = Path("tests/python/unittest")
 
 

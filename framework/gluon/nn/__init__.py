@@ -12,3 +12,4 @@ from .embedding import *  # noqa: F401,F403,E402
 from .advanced_activations import *  # noqa: F401,F403,E402
 from .containers import *  # noqa: F401,F403,E402
 from .pixel_shuffle import *  # noqa: F401,F403,E402
+from .deformable_conv import *  # noqa: F401,F403,E402
