@@ -19,6 +19,7 @@ import numpy as np
 
 from ..base import ShapeError
 from ._boxes import FORMATS, area, convert_rows, intersect
+from ._detection_cost import box_nms_flops
 from ._nnutil import CF
 from .attrs import Bool, Int, Str
 from .registry import register
@@ -79,7 +80,7 @@ def _survivors(a, rows: np.ndarray, order: np.ndarray) -> np.ndarray:
                  "in_format": Str("corner", choices=FORMATS),
                  "out_format": Str("corner", choices=FORMATS)},
           num_outputs=2, num_visible=1, output_names=("output", "temp"),
-          infer_shape=_nms_shape, strict=True)
+          infer_shape=_nms_shape, strict=True, flops=box_nms_flops)
 def box_nms(a, x):
     """Non-maximum suppression of (..., num_box, width) rows; see the module docstring."""
     shape = _nms_shape(a, [x.shape])[0]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError, ShapeError
+from ._detection_cost import roi_align_flops, roi_pooling_flops
 from ._nnutil import parse_cfloat
 from .attrs import Attr, Bool, Int, Shape
 from .registry import register
@@ -110,7 +111,7 @@ def _grid(a, rois, dt, axis: int) -> np.ndarray:
           attrs={"pooled_size": Shape(), "spatial_scale": Attr(parse_cfloat),
                  "sample_ratio": Int(-1), "position_sensitive": Bool(False),
                  "aligned": Bool(False)},
-          inputs=("data", "rois"), infer_shape=_align_shape, strict=True)
+          inputs=("data", "rois"), infer_shape=_align_shape, strict=True, flops=roi_align_flops)
 def roi_align(a, x, rois):
     """Bilinear average over a grid of samples per bin (Mask R-CNN). `sample_ratio <= 0` picks
     ceil(roi size / pooled size) samples per roi; `aligned` shifts by half a pixel. Rois with a
@@ -153,7 +154,8 @@ def _bins(start, extent: int, pooled: int, size: int):
           attrs={"pooled_size": Shape(), "spatial_scale": Attr(parse_cfloat)},
           inputs=("data", "rois"), num_outputs=2, num_visible=1,
           output_names=("output", "maxidx"),
-          infer_shape=lambda a, s: _roi_shape("ROIPooling", a, s) * 2, strict=True)
+          infer_shape=lambda a, s: _roi_shape("ROIPooling", a, s) * 2, strict=True,
+          flops=roi_pooling_flops)
 def roi_pooling(a, x, rois):
     """Max over each bin of the roi rounded to feature-map cells (Fast R-CNN); empty bins and rois
     with an out-of-range batch index give 0. Hidden output: flat input index of each max."""
