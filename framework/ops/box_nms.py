@@ -51,26 +51,59 @@ def _nms_shape(a, s):
     return [shape, shape[:-1] + (1,)]
 
 
+_BLOCK = 256    # candidates per block: the greedy loop runs inside one, matrices span the rest
+_COLS = 4096    # later candidates per matrix step: its temporaries stay cache-sized
+
+
+def _iou_hits(a, boxes, areas, ids, rows: slice, cols: slice, thresh) -> np.ndarray:
+    """(rows, cols) mask of IoU > thresh (same class only when `ids` is given), each pair
+    computed as the one-pair formula would: inter / (area_i + area_j - inter)."""
+    inter = intersect(boxes[rows, None], boxes[None, cols], a.in_format)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hit = inter / (areas[rows, None] + areas[None, cols] - inter) > thresh
+    if ids is not None:
+        hit &= ids[rows, None] == ids[None, cols]
+    return hit
+
+
 def _survivors(a, rows: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """Greedy suppression over `order` (positions into rows); returns the kept positions."""
+    """Greedy suppression over `order` (positions into rows); returns the kept positions.
+    Blocked: the greedy pass of a block reads its precomputed (block × block) hit matrix, and
+    the block's kept boxes then suppress every later candidate in one matrix step, so the
+    Python loop does one cheap step per candidate instead of one IoU sweep per survivor."""
     dt = rows.dtype
     boxes = rows[order, a.coord_start:a.coord_start + 4]
     areas = area(boxes, a.in_format)
     thresh = dt.type(np.float32(a.overlap_thresh))
     by_class = a.id_index >= 0 and not a.force_suppress
     ids = rows[order, a.id_index].astype(np.int64) if by_class else None
-    alive = np.ones(len(order), bool)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for i in range(len(order) - 1):
-            if not alive[i]:
-                continue
-            inter = intersect(boxes[i], boxes[i + 1:], a.in_format)
-            iou = inter / (areas[i] + areas[i + 1:] - inter)
-            hit = iou > thresh
-            if by_class:
-                hit &= ids[i + 1:] == ids[i]
-            alive[i + 1:] &= ~hit
+    n = len(order)
+    alive = np.ones(n, bool)
+    for s in range(0, n, _BLOCK):
+        e = min(n, s + _BLOCK)
+        hit = _iou_hits(a, boxes, areas, ids, slice(s, e), slice(s, e), thresh)
+        blk = alive[s:e]                       # a view: the greedy pass writes through
+        for i in range(e - s - 1):
+            if blk[i]:
+                blk[i + 1:] &= ~hit[i, i + 1:]
+        kept = s + np.flatnonzero(blk)
+        for c in range(e, n, _COLS) if len(kept) else ():
+            live = c + np.flatnonzero(alive[c:c + _COLS])       # suppressed ones need no test
+            if len(live):
+                alive[live] &= ~_iou_hits(a, boxes, areas, ids, kept, live, thresh).any(axis=0)
     return order[alive]
+
+
+def _ranked(scores: np.ndarray, cand: np.ndarray, topk: int) -> np.ndarray:
+    """The first `topk` of `cand` by score, descending, ties in input order (what a stable sort
+    of all candidates gives), without sorting them all: every candidate scoring above the
+    k-th best is in, those equal to it enter in input order."""
+    sc = scores[cand]
+    if topk < len(cand):
+        kth = np.partition(sc, len(sc) - topk)[len(sc) - topk]
+        keep = sc >= kth
+        cand, sc = cand[keep], sc[keep]
+    return cand[np.argsort(-sc, kind="stable")][:topk]
 
 
 @register("_contrib_box_nms", "_contrib_box_non_maximum_suppression", "_npx_box_nms",
@@ -98,8 +131,7 @@ def box_nms(a, x):
     out = np.full(data.shape, -1, dt)
     rec = np.full((nb, n), -1, dt)
     for b in range(nb if valid.any() else 0):
-        cand = np.flatnonzero(valid[b])
-        order = cand[np.argsort(-scores[b, cand], kind="stable")][:topk]
+        order = _ranked(scores[b], np.flatnonzero(valid[b]), topk)
         kept = _survivors(a, data[b], order)
         out[b, :len(kept)] = data[b, kept]
         rec[b, :len(kept)] = b * n + kept
