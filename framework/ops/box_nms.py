@@ -55,12 +55,35 @@ _BLOCK = 256    # candidates per block: the greedy loop runs inside one, matrice
 _COLS = 4096    # later candidates per matrix step: its temporaries stay cache-sized
 
 
-def _iou_hits(a, boxes, areas, ids, rows: slice, cols: slice, thresh) -> np.ndarray:
+def _corner_inter(bi: np.ndarray, bj: np.ndarray) -> np.ndarray:
+    """(len(bi), len(bj)) overlap areas of corner boxes, in place over two buffers. Clamping a
+    side with maximum(w, 0) rather than the shared where(w > 0, w, 0) only differs for NaN
+    sides, whose boxes have NaN areas, so the IoU test (always False on NaN) is the same."""
+    cj = np.ascontiguousarray(bj.T)                          # (4, n): rows read contiguously
+    w = np.minimum(bi[:, 2, None], cj[2])
+    tmp = np.maximum(bi[:, 0, None], cj[0])
+    w -= tmp
+    np.maximum(w, 0, out=w)
+    h = np.minimum(bi[:, 3, None], cj[3])
+    np.maximum(bi[:, 1, None], cj[1], out=tmp)
+    h -= tmp
+    np.maximum(h, 0, out=h)
+    w *= h
+    return w
+
+
+def _iou_hits(a, boxes, areas, ids, rows, cols, thresh) -> np.ndarray:
     """(rows, cols) mask of IoU > thresh (same class only when `ids` is given), each pair
     computed as the one-pair formula would: inter / (area_i + area_j - inter)."""
-    inter = intersect(boxes[rows, None], boxes[None, cols], a.in_format)
+    if a.in_format == "corner":
+        inter = _corner_inter(boxes[rows], boxes[cols])
+    else:
+        inter = intersect(boxes[rows, None], boxes[None, cols], a.in_format)
+    union = np.add(areas[rows, None], areas[None, cols])
+    union -= inter
     with np.errstate(divide="ignore", invalid="ignore"):
-        hit = inter / (areas[rows, None] + areas[None, cols] - inter) > thresh
+        np.divide(inter, union, out=union)
+    hit = np.greater(union, thresh)
     if ids is not None:
         hit &= ids[rows, None] == ids[None, cols]
     return hit
