@@ -1,7 +1,7 @@
 """Real MXNet side of bench/detection_ops_bench.py (MXNet 1.9.1 venv python): time each case's
 operator on the arrays of CASES.npz (`<case>:<input>`), attributes from CASES.json.
 
-    python detection_ops_mx.py CASES --calls 5 --repeats 5
+    python detection_ops_mx.py CASES --calls 5 --repeats 5 [--clock wall|process]
 
 Prints one JSON document: {case: {"per_call_ms": median, "min_ms": minimum}}.
 """
@@ -22,9 +22,11 @@ def main():
     ap.add_argument("cases")
     ap.add_argument("--calls", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--clock", choices=("wall", "process"), default="wall")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     import time
+    clock = time.perf_counter if args.clock == "wall" else time.process_time
 
     import mxnet as mx
     spec = json.load(open(args.cases + ".json"))
@@ -34,7 +36,7 @@ def main():
         fn = getattr(mx.nd.contrib, op)
         xs = [mx.nd.array(arrays[f"{case}:{k}"]) for k in inputs]
         report[case] = time_forward(lambda _x: fn(*xs, **attrs), None, args.calls, args.repeats,
-                                    time.perf_counter)
+                                    clock)
         out = fn(*xs, **attrs)
         out = out[0] if isinstance(out, (list, tuple)) else out
         onp.save(f"{args.cases}-{case}-mx.npy", out.asnumpy())
