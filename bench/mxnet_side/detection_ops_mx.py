@@ -14,20 +14,14 @@ import warnings
 import numpy as onp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from time_export_mx import time_forward  # noqa: E402
+from time_export_mx import time_forward, timing_args  # noqa: E402
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cases")
-    ap.add_argument("--calls", type=int, default=5)
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--clock", choices=("wall", "process"), default="wall")
-    args = ap.parse_args()
+    args, clock = timing_args(ap, 5, 5)
     warnings.simplefilter("ignore")
-    import time
-    clock = time.perf_counter if args.clock == "wall" else time.process_time
-
     import mxnet as mx
     spec = json.load(open(args.cases + ".json"))
     arrays = onp.load(args.cases + ".npz")

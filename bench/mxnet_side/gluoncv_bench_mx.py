@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import sys
-import time
 import warnings
 
 import numpy as onp
@@ -23,7 +22,7 @@ import numpy as onp
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [HERE, os.path.join(ROOT, "tests"), os.path.join(ROOT, "tests", "interop")]
-from time_export_mx import time_forward  # noqa: E402
+from time_export_mx import time_forward, timing_args  # noqa: E402
 
 
 def export(name: str, shape: tuple, prefix: str) -> None:
@@ -46,11 +45,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("outdir")
     ap.add_argument("--models", required=True)
-    ap.add_argument("--calls", type=int, default=3)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--clock", choices=("wall", "process"), default="wall")
-    args = ap.parse_args()
-    clock = time.perf_counter if args.clock == "wall" else time.process_time
+    args, clock = timing_args(ap, 3, 3)
     warnings.simplefilter("ignore")
     import mxnet as mx
     report = {}
