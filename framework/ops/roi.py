@@ -124,14 +124,16 @@ def _grid(a, rois, dt, axis: int) -> np.ndarray:
           attrs={"pooled_size": Shape(), "spatial_scale": Attr(parse_cfloat),
                  "sample_ratio": Int(-1), "position_sensitive": Bool(False),
                  "aligned": Bool(False)},
-          inputs=("data", "rois"), infer_shape=_align_shape, strict=True, flops=roi_align_flops)
-def roi_align(a, x, rois):
+          inputs=("data", "rois"), infer_shape=_align_shape, strict=True, flops=roi_align_flops,
+          out=True)
+def roi_align(a, x, rois, out=None):
     """Bilinear average over a grid of samples per bin (Mask R-CNN). `sample_ratio <= 0` picks
     ceil(roi size / pooled size) samples per roi; `aligned` shifts by half a pixel. Rois with a
     negative batch index give zeros (MXNet leaves most of their output unwritten)."""
     oshape = _align_shape(a, [x.shape, rois.shape])[0]
     rois = rois.astype(x.dtype, copy=False)
-    out = np.zeros(oshape, x.dtype)
+    if out is None or out.shape != oshape or out.dtype != x.dtype:
+        out = np.empty(oshape, x.dtype)     # a planned buffer is reused: no page faults
     gh, gw = _grid(a, rois, x.dtype.type, 1), _grid(a, rois, x.dtype.type, 0)
     if a.aligned:
         dt = x.dtype.type
@@ -139,6 +141,7 @@ def roi_align(a, x, rois):
         if (ext[rois[:, 0] >= 0] <= 0).any():
             raise OperatorError("ROIAlign: with aligned=True every roi needs a positive size")
     live = rois[:, 0].astype(np.int64) >= 0
+    out[~live] = 0
     patch = _patch_sizes(a, x.shape, rois)
     hwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))   # channels last: gathers whole rows
     for g in {(int(h), int(w)) for h, w in zip(gh[live], gw[live])}:
