@@ -14,6 +14,9 @@ a round, the best round kept per side; ratio = hybridserve / MXNet (below 1: fas
     python bench/gluoncv_bench.py [--models name:HxW,...] [--rounds 3] [--threads 2]
         [--clock wall|process]
 
+`name@defaults:HxW` builds the model with GluonCV's own NMS/proposal settings instead of the
+recipe's smaller ones (Faster R-CNN: 6000 pre-NMS and 300 post-NMS proposals).
+
 `--threads 1 --clock process`: single-threaded CPU time per forward (MXNet OMP_NUM_THREADS=1,
 ORT intra_op_threads=1), the work measure that a shared machine's load barely changes.
 """

@@ -1,6 +1,7 @@
 """Real MXNet side of bench/gluoncv_bench.py (MXNet 1.9.1 venv with GluonCV 0.10.5).
 
-For each `name:HxW`: on first use, build the GluonCV model (pretrained=False, the recipe of
+For each `name:HxW` (`name@defaults:HxW`: GluonCV's own NMS/proposal settings): on first
+use, build the GluonCV model (pretrained=False, the recipe of
 tests/gluoncv_recipe.py: its weights, head multipliers and settings) at that input size, export
 it to OUTDIR/<name>-symbol.json/-0000.params and write OUTDIR/<name>-io.npz (data, outputs).
 Then time the export as a user serves it: SymbolBlock.imports, hybridize(static_alloc,
@@ -26,10 +27,15 @@ from time_export_mx import time_forward, timing_args  # noqa: E402
 
 
 def export(name: str, shape: tuple, prefix: str) -> None:
+    """`name@defaults`: GluonCV's own settings (proposal and NMS counts) instead of the
+    recipe's smaller ones; weights from the recipe either way."""
     import mxnet as mx
     from gen_gluoncv import build
     from gluoncv_recipe import MODELS, is_learned, make_param
+    name, _, variant = name.partition("@")
     spec = dict(MODELS[name], shape=shape)
+    if variant == "defaults":
+        spec.pop("set", None)
     net, x = build(name, spec)
     for p in net.collect_params().values():
         if is_learned(p.name):
