@@ -16,6 +16,8 @@ interop:            ## real-MXNet cross-checks (builds the MXNet venvs on first 
 bench:              ## framework benchmarks side by side with MXNet 1.9.1 (when its venv exists)
 	.venv/bin/python bench/mlp_bench.py
 	.venv/bin/python bench/zoo_bench.py --models resnet18_v1,resnet50_v1
+	.venv/bin/python bench/gluoncv_bench.py
+	.venv/bin/python bench/detection_ops_bench.py
 
 demo-models:        ## rebuild the demo models of model_store/ with hybridserve itself
 	.venv/bin/python -m service.cli.demo model_store

@@ -28,15 +28,21 @@ def time_forward(net, x, calls: int, repeats: int, clock) -> dict:
     return {"per_call_ms": round(statistics.median(reps), 3), "min_ms": round(min(reps), 3)}
 
 
+def timing_args(ap: argparse.ArgumentParser, calls: int, repeats: int):
+    """--calls, --repeats, --clock (wall, or process: CPU seconds of all threads) for the
+    MXNet-side scripts; parses and returns (args, clock)."""
+    ap.add_argument("--calls", type=int, default=calls)
+    ap.add_argument("--repeats", type=int, default=repeats)
+    ap.add_argument("--clock", choices=("wall", "process"), default="wall")
+    args = ap.parse_args()
+    return args, time.perf_counter if args.clock == "wall" else time.process_time
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("prefixes")
     ap.add_argument("--batch", type=int, default=1)
-    ap.add_argument("--calls", type=int, default=10)
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--clock", choices=("wall", "process"), default="wall")
-    args = ap.parse_args()
-    clock = time.perf_counter if args.clock == "wall" else time.process_time
+    args, clock = timing_args(ap, 10, 5)
     warnings.simplefilter("ignore")
     import mxnet as mx
     out = {}

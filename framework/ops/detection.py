@@ -6,6 +6,7 @@ import numpy as np
 
 from ..base import ShapeError
 from ._boxes import FORMATS, area, half_up, intersect
+from ._detection_cost import bipartite_flops, box_decode_flops, box_encode_flops, box_iou_flops
 from ._nnutil import CF, parse_cfloat
 from .attrs import Attr, Bool, Int, Str
 from .registry import register
@@ -26,7 +27,8 @@ def _iou_shape(a, s):
 
 
 @register("_contrib_box_iou", "_npx_box_iou", attrs={"format": Str("corner", choices=FORMATS)},
-          inputs=("lhs", "rhs"), infer_shape=_iou_shape, strict=True)
+          inputs=("lhs", "rhs"), infer_shape=_iou_shape, strict=True,
+          flops=box_iou_flops)
 def box_iou(a, lhs, rhs):
     """IoU of every lhs box with every rhs box: shape lhs.shape[:-1] + rhs.shape[:-1]."""
     oshape = _iou_shape(a, [lhs.shape, rhs.shape])[0]
@@ -49,7 +51,8 @@ def _decode_shape(a, s):
 @register("_contrib_box_decode", "_npx_box_decode",
           attrs={"std0": CF(1.0), "std1": CF(1.0), "std2": CF(1.0), "std3": CF(1.0),
                  "clip": CF(-1.0), "format": Str("center", choices=FORMATS)},
-          inputs=("data", "anchors"), infer_shape=_decode_shape, strict=True)
+          inputs=("data", "anchors"), infer_shape=_decode_shape, strict=True,
+          flops=box_decode_flops)
 def box_decode(a, x, anchors):
     """Offsets (dx, dy, dw, dh) relative to anchors → corner boxes. Anchors are read as
     (1, num_box, 4) in `format`; dw, dh are capped at `clip` when clip > 0."""
@@ -86,7 +89,7 @@ def _encode_shape(a, s):
 @register("_contrib_box_encode", "_npx_box_encode",
           inputs=("samples", "matches", "anchors", "refs", "means", "stds"),
           num_outputs=2, output_names=("output0", "output1"),
-          infer_shape=_encode_shape, strict=True)
+          infer_shape=_encode_shape, strict=True, flops=box_encode_flops)
 def box_encode(a, samples, matches, anchors, refs, means, stds):
     """Regression targets of matched refs against corner anchors: ((dx, dy) / anchor size,
     log size ratios) normalised by means/stds; samples <= 0.5 give zero targets and masks."""
@@ -148,7 +151,7 @@ def _greedy_match(a, score: np.ndarray, rows: int, cols: int):
 @register("_contrib_bipartite_matching", "_npx_bipartite_matching",
           attrs={"is_ascend": Bool(False), "threshold": Attr(parse_cfloat), "topk": Int(-1)},
           num_outputs=2, output_names=("output0", "output1"),
-          infer_shape=_match_shape, strict=True)
+          infer_shape=_match_shape, strict=True, flops=bipartite_flops)
 def bipartite_matching(a, x):
     """Greedy best-first matching of a (..., rows, cols) score matrix: the row → column and
     column → row assignments, -1 where unmatched."""

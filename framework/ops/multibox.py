@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
+from ._detection_cost import multibox_detection_flops, multibox_prior_flops
 from ._nnutil import CF
 from .attrs import Bool, FloatTuple, Int
 from .registry import register
@@ -23,7 +24,7 @@ def _prior_shape(a, s):
 @register("_contrib_MultiBoxPrior", "_npx_multibox_prior",
           attrs={"sizes": FloatTuple((1.0,)), "ratios": FloatTuple((1.0,)), "clip": Bool(False),
                  "steps": FloatTuple((-1.0, -1.0)), "offsets": FloatTuple((0.5, 0.5))},
-          infer_shape=_prior_shape, strict=True)
+          infer_shape=_prior_shape, strict=True, flops=multibox_prior_flops)
 def multibox_prior(a, x):
     """Corner anchors per feature-map cell, row-major: every size at the first ratio, then the
     first size at every other ratio; steps <= 0 mean 1/height, 1/width."""
@@ -117,7 +118,8 @@ def _detect_one(a, prob, loc, anchors):
           attrs={"clip": Bool(True), "threshold": CF(0.01), "background_id": Int(0),
                  "nms_threshold": CF(0.5), "force_suppress": Bool(False),
                  "variances": FloatTuple((0.1, 0.1, 0.2, 0.2)), "nms_topk": Int(-1)},
-          inputs=("cls_prob", "loc_pred", "anchor"), infer_shape=_det_shape, strict=True)
+          inputs=("cls_prob", "loc_pred", "anchor"), infer_shape=_det_shape, strict=True,
+          flops=multibox_detection_flops)
 def multibox_detection(a, cls_prob, loc_pred, anchor):
     """[class id, score, xmin, ymin, xmax, ymax] per anchor. Class 0 is background (MXNet ignores
     `background_id`); scores below `threshold` are dropped; kept rows move to the front in anchor

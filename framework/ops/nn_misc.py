@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import random as _random
 from ..base import OperatorError, ShapeError
-from ._nnutil import CF, OptBool, check_param_shapes
+from ._nnutil import CF, OptBool, check_param_shapes, prod
 from .attrs import Bool, DType, Int, Shape, Str
 from .deconv import deconv_nc
 from .registry import register
@@ -200,7 +200,8 @@ def _interp_axis(n_in, n_out, align):
                  "scale_width": CF(None), "mode": Str("size", choices=_BR_MODES),
                  "align_corners": Bool(True)},
           inputs=lambda a: ("data", "like") if a.mode == "like" else ("data",),
-          infer_shape=_br_shape, strict=True)
+          infer_shape=_br_shape, strict=True,
+          flops=lambda a, i, o: 7 * prod(o[0]))       # 4 weighted taps: 4 mul + 3 add
 def bilinear_resize2d(a, x, like=None):
     """Bilinear resize of (N, C, H, W) with MXNet's index rules (align_corners or half-pixel)."""
     if x.ndim != 4:

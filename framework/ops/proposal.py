@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
+from ._detection_cost import proposal_flops
 from ._nnutil import CF
 from .attrs import Bool, FloatTuple, Int
 from .registry import register
@@ -140,7 +141,7 @@ def _prop_shape(op):
 
 _COMMON = dict(attrs=_ATTRS, inputs=("cls_prob", "bbox_pred", "im_info"), num_outputs=2,
                num_visible=lambda a: 2 if a.output_score else 1, output_names=("output", "score"),
-               infer_type=lambda a, d: [np.dtype(F)] * 2, strict=True)
+               infer_type=lambda a, d: [np.dtype(F)] * 2, strict=True, flops=proposal_flops)
 
 
 @register("_contrib_Proposal", infer_shape=_prop_shape("Proposal"), **_COMMON)

@@ -8,11 +8,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError, ShapeError
+from ._detection_cost import roi_align_flops, roi_pooling_flops
 from ._nnutil import parse_cfloat
 from .attrs import Attr, Bool, Int, Shape
 from .registry import register
 
-_CHUNK = 1 << 23   # elements of the (rois, ph, C, W) intermediate per step: bounds memory
+_CHUNK = 1 << 23   # elements of the rois' (window, C) patches per step: bounds memory
 
 
 def _roi_shape(op: str, a, s, channels_div: int = 1):
@@ -52,24 +53,31 @@ def _axis_taps(start, bin_size, pooled: int, grid: int, size: int):
     return low, high, dt(1) - frac, frac, inside
 
 
-def _interp_matrix(taps, size: int) -> np.ndarray:
-    """(R, pooled, size) weights averaging each bin's samples along one axis (out-of-range samples
-    weigh 0): the 2-D bin average is My @ x @ Mx.T because the sample grid and MXNet's validity
-    test are both separable. Rounding differs from MXNet's per-sample sums at float32 level."""
+def _interp_window(taps, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per roi, the window of rows its samples touch along one axis, and the (R, pooled, span)
+    weights averaging each bin's samples over that window (out-of-range samples weigh 0):
+    the 2-D bin average is My @ patch @ Mx.T because the sample grid and MXNet's validity test
+    are both separable. Returns (window indices (R, span), clamped into the map; weights).
+    Rounding differs from MXNet's per-sample sums at float32 level."""
     low, high, w_low, w_high, inside = taps
     R, P, G = low.shape
+    first = low.reshape(R, -1).min(axis=1)
+    span = int((high.reshape(R, -1).max(axis=1) - first).max()) + 1
     z = w_low.dtype.type(0)
-    m = np.zeros((R, P, size), w_low.dtype)
+    m = np.zeros((R, P, span), w_low.dtype)
     at = (np.arange(R)[:, None, None], np.arange(P)[None, :, None])
-    np.add.at(m, at + (low,), np.where(inside, w_low, z))
-    np.add.at(m, at + (high,), np.where(inside, w_high, z))
-    return m / w_low.dtype.type(G)
+    np.add.at(m, at + (low - first[:, None, None],), np.where(inside, w_low, z))
+    np.add.at(m, at + (high - first[:, None, None],), np.where(inside, w_high, z))
+    rows = np.minimum(first[:, None] + np.arange(span), size - 1)   # clamped rows weigh 0
+    return rows, m / w_low.dtype.type(G)
 
 
-def _align_group(a, x, rois, grid_h: int, grid_w: int):
-    """ROIAlign of rois that share one sampling grid; returns (R, C_out, ph, pw)."""
-    dt = x.dtype.type
-    N, C, H, W = x.shape
+def _align_group(a, hwc, rois, grid_h: int, grid_w: int):
+    """ROIAlign of rois that share one sampling grid, from the (N, H, W, C) map; returns
+    (R, C_out, ph, pw). Each roi reads only the window of the map its samples touch: patch
+    (Hw, Ww, C) rows gathered whole, contracted along the width then the height by GEMMs."""
+    dt = hwc.dtype.type
+    N, H, W, C = hwc.shape
     PH, PW = a.pooled_size
     off = dt(0.5) if a.aligned else dt(0)
     scale = dt(a.spatial_scale)
@@ -77,22 +85,28 @@ def _align_group(a, x, rois, grid_h: int, grid_w: int):
     rw, rh = rois[:, 3] * scale - off - sw, rois[:, 4] * scale - off - sh
     if not a.aligned:
         rw, rh = np.maximum(rw, dt(1)), np.maximum(rh, dt(1))
-    my = _interp_matrix(_axis_taps(sh, rh / dt(PH), PH, grid_h, H), H)
-    # contiguous, or matmul leaves BLAS for its slow generic loop
-    mxt = np.ascontiguousarray(
-        _interp_matrix(_axis_taps(sw, rw / dt(PW), PW, grid_w, W), W).transpose(0, 2, 1))
-    full = np.empty((len(rois), PH, C, PW), x.dtype)
+    hrows, my = _interp_window(_axis_taps(sh, rh / dt(PH), PH, grid_h, H), H)
+    wrows, mx = _interp_window(_axis_taps(sw, rw / dt(PW), PW, grid_w, W), W)
+    R, Hw, Ww = len(rois), hrows.shape[1], wrows.shape[1]
     bidx = rois[:, 0].astype(np.int64)
-    for b in np.unique(bidx):
-        sel = np.flatnonzero(bidx == b)
-        rows = my[sel].reshape(-1, H) @ x[b].transpose(1, 0, 2).reshape(H, C * W)  # one GEMM
-        full[sel] = (rows.reshape(len(sel), PH * C, W) @ mxt[sel]).reshape(len(sel), PH, C, PW)
-    full = full.transpose(0, 2, 1, 3)                                    # (R, C, PH, PW)
+    patch = hwc[bidx[:, None, None], hrows[:, :, None], wrows[:, None, :]]  # (R, Hw, Ww, C)
+    t = np.matmul(mx[:, None], patch)                               # (R, Hw, PW, C)
+    full = np.matmul(my, t.reshape(R, Hw, PW * C)).reshape(R, PH, PW, C)
+    full = full.transpose(0, 3, 1, 2)                               # (R, C, PH, PW)
     if not a.position_sensitive:
         return full
     co = C // (PH * PW)
     ch = (np.arange(co)[:, None, None] * PH * PW + np.arange(PH)[:, None] * PW + np.arange(PW))
     return np.take_along_axis(full, ch[None].repeat(len(rois), 0), 1)
+
+
+def _patch_sizes(a, shape, rois) -> np.ndarray:
+    """Elements of each roi's (window, C) patch, over-estimated by a row and column of margin
+    on each side: sizes the chunks that bound memory."""
+    C, H, W = shape[1:]
+    ext = np.abs(rois[:, 3:5] - rois[:, 1:3]).astype(np.float64) * float(a.spatial_scale)
+    hw = np.minimum(np.ceil(ext) + 3, [W, H])
+    return np.maximum(1, hw[:, 0] * hw[:, 1] * C).astype(np.int64)
 
 
 def _grid(a, rois, dt, axis: int) -> np.ndarray:
@@ -110,14 +124,16 @@ def _grid(a, rois, dt, axis: int) -> np.ndarray:
           attrs={"pooled_size": Shape(), "spatial_scale": Attr(parse_cfloat),
                  "sample_ratio": Int(-1), "position_sensitive": Bool(False),
                  "aligned": Bool(False)},
-          inputs=("data", "rois"), infer_shape=_align_shape, strict=True)
-def roi_align(a, x, rois):
+          inputs=("data", "rois"), infer_shape=_align_shape, strict=True, flops=roi_align_flops,
+          out=True)
+def roi_align(a, x, rois, out=None):
     """Bilinear average over a grid of samples per bin (Mask R-CNN). `sample_ratio <= 0` picks
     ceil(roi size / pooled size) samples per roi; `aligned` shifts by half a pixel. Rois with a
     negative batch index give zeros (MXNet leaves most of their output unwritten)."""
     oshape = _align_shape(a, [x.shape, rois.shape])[0]
     rois = rois.astype(x.dtype, copy=False)
-    out = np.zeros(oshape, x.dtype)
+    if out is None or out.shape != oshape or out.dtype != x.dtype:
+        out = np.empty(oshape, x.dtype)     # a planned buffer is reused: no page faults
     gh, gw = _grid(a, rois, x.dtype.type, 1), _grid(a, rois, x.dtype.type, 0)
     if a.aligned:
         dt = x.dtype.type
@@ -125,13 +141,15 @@ def roi_align(a, x, rois):
         if (ext[rois[:, 0] >= 0] <= 0).any():
             raise OperatorError("ROIAlign: with aligned=True every roi needs a positive size")
     live = rois[:, 0].astype(np.int64) >= 0
-    per_roi = max(1, a.pooled_size[0] * x.shape[1] * x.shape[3])
+    out[~live] = 0
+    patch = _patch_sizes(a, x.shape, rois)
+    hwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))   # channels last: gathers whole rows
     for g in {(int(h), int(w)) for h, w in zip(gh[live], gw[live])}:
         idx = np.flatnonzero(live & (gh == g[0]) & (gw == g[1]))
-        step = max(1, _CHUNK // per_roi)
+        step = max(1, _CHUNK // int(patch[idx].max()))
         for s in range(0, len(idx), step):
             part = idx[s:s + step]
-            out[part] = _align_group(a, x, rois[part], *g)
+            out[part] = _align_group(a, hwc, rois[part], *g)
     return out
 
 
@@ -153,7 +171,8 @@ def _bins(start, extent: int, pooled: int, size: int):
           attrs={"pooled_size": Shape(), "spatial_scale": Attr(parse_cfloat)},
           inputs=("data", "rois"), num_outputs=2, num_visible=1,
           output_names=("output", "maxidx"),
-          infer_shape=lambda a, s: _roi_shape("ROIPooling", a, s) * 2, strict=True)
+          infer_shape=lambda a, s: _roi_shape("ROIPooling", a, s) * 2, strict=True,
+          flops=roi_pooling_flops)
 def roi_pooling(a, x, rois):
     """Max over each bin of the roi rounded to feature-map cells (Fast R-CNN); empty bins and rois
     with an out-of-range batch index give 0. Hidden output: flat input index of each max."""

@@ -47,7 +47,7 @@ step "$PY" tests/interop/check_export_2x.py
 #    networks included (regenerate with gen_gluoncv.py / gen_contrib_refs.py in the GluonCV venv)
 step bash tests/interop/setup_gluoncv.sh
 step "$PY" -m pytest -q -m "interop or not interop" tests/gluon/test_gluoncv_models.py \
-  tests/ops/test_contrib_refs.py
+  tests/ops/test_contrib_refs.py tests/service/api/test_detector_http.py
 step "$PY" tests/interop/check_gluoncv_export.py
 if [ "$status" = 0 ]; then echo "interop: all checks passed"; else echo "interop: FAILURES (see above)"; fi
 exit "$status"

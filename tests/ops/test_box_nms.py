@@ -130,3 +130,49 @@ def test_bad_layouts_are_shape_errors(attrs, shape):
 def test_unknown_attribute_is_rejected():
     with pytest.raises(OperatorError):
         OP.parse_attrs({"overlap": "0.5"})
+
+
+def _greedy_one_pair_at_a_time(rows, thresh, by_class):
+    """The rule stated plainly: sort by score (stable), keep a box unless a kept earlier box
+    of its class overlaps it by IoU > thresh; IoU in float32 as the kernel forms it."""
+    order = sorted(range(len(rows)), key=lambda i: -rows[i][1])
+    kept = []
+    f = np.float32
+    for i in order:
+        x1, y1, x2, y2 = rows[i][2:]
+        ok = True
+        for j in kept:
+            if by_class and rows[j][0] != rows[i][0]:
+                continue
+            u1, v1, u2, v2 = rows[j][2:]
+            w = max(min(x2, u2) - max(x1, u1), f(0))
+            h = max(min(y2, v2) - max(y1, v1), f(0))
+            inter = f(w * h)
+            union = f(f((u2 - u1) * (v2 - v1)) + f((x2 - x1) * (y2 - y1))) - inter
+            if f(inter / union) > f(thresh):
+                ok = False
+                break
+        if ok:
+            kept.append(i)
+    return kept
+
+
+@pytest.mark.parametrize("by_class", [True, False])
+def test_many_candidates_across_blocks_match_the_plain_rule(by_class):
+    """Over 1000 candidates (several blocks of the blocked pass), with tied scores and dense
+    overlaps, the survivors and their order are the plain rule's."""
+    rng = np.random.default_rng(11)
+    n = 1100
+    xy = rng.uniform(0, 20, (n, 2)).astype(np.float32)
+    wh = rng.uniform(1, 6, (n, 2)).astype(np.float32)
+    rows = np.concatenate([rng.integers(0, 3, (n, 1)), rng.integers(1, 40, (n, 1)) / 40,
+                           xy, xy + wh], 1).astype(np.float32)
+    out, rec = nms(rows[None], overlap_thresh=0.3, id_index=0 if by_class else -1, topk=900)
+    want = _greedy_one_pair_at_a_time(
+        [list(r) for r in rows[np.argsort(-rows[:, 1], kind="stable")[:900]]], 0.3, by_class)
+    top = np.argsort(-rows[:, 1], kind="stable")[:900]
+    expect = top[want]
+    assert 50 < len(expect) < 900
+    np.testing.assert_array_equal(rec[0, :len(expect), 0], expect)
+    assert (rec[0, len(expect):, 0] == -1).all()
+    np.testing.assert_array_equal(out[0, :len(expect)], rows[expect])

@@ -86,6 +86,20 @@ def test_roi_align_constant_map_and_negative_batch():
             aligned=True)
 
 
+def test_roi_align_into_a_reused_buffer():
+    """out= (a static plan's reused buffer, holding the last call's values): every row is
+    rewritten, those of rois with a negative batch index to zeros."""
+    op = get_op("_contrib_ROIAlign")
+    a = op.parse_attrs({"pooled_size": "(2, 2)", "spatial_scale": "1.0", "sample_ratio": "2"})
+    x = np.full((1, 2, 6, 6), 3.0, f32)
+    rois = np.array([[0, 0, 0, 4, 4], [-1, 0, 0, 4, 4]], f32)
+    buf = np.full((2, 2, 2, 2), 7.0, f32)
+    out = op.kernel(a, x, rois, out=buf)
+    assert out is buf
+    np.testing.assert_allclose(buf[0], 3.0, rtol=1e-6)
+    np.testing.assert_array_equal(buf[1], 0)
+
+
 def test_roi_align_bilinear_sample():
     x = np.arange(16, dtype=f32).reshape(1, 1, 4, 4)           # value = 4y + x
     out = run("_contrib_ROIAlign", x, [[0, 1, 1, 2, 2]], pooled_size=(1, 1), spatial_scale=1.0,
