@@ -28,7 +28,8 @@ def summary(block, *inputs) -> None:
         key = f"{blk.__class__.__name__}-{len(summary_rows)}"
         row = {"output_shape": _shapes(outputs), "n_params": 0, "trainable": 0, "shared": 0}
         for p in blk.params.values():
-            size = int(_prod(p.shape))
+            # the data's size, as MXNet counts: a 2.x SymbolBlock's parameters keep shape None
+            size = int(p._data[0].size) if p._data else int(_prod(p.shape))
             row["n_params"] += size
             if p.grad_req != "null":
                 row["trainable"] += size

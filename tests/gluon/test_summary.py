@@ -57,3 +57,21 @@ def test_hybridized_child_is_rejected_and_state_restored():
     with pytest.raises(AssertionError, match='"Dense" must not be hybridized to print summary.'):
         net.summary(np.ones((1, 4)))
     assert all(not net[i]._forward_hooks for i in range(2))
+
+
+def test_imported_symbol_block_counts_elements_not_arrays(capsys, tmp_path):
+    """A 2.x SymbolBlock's parameters keep shape None after imports; the counts come from the
+    loaded data, as MXNet's summary counts `p.data().size`."""
+    net = nn.HybridSequential()
+    net.add(nn.Dense(4), nn.Dense(2))
+    net.initialize()
+    x = np.ones((1, 3))
+    net.hybridize()
+    net(x)
+    sym_file, params_file = net.export(str(tmp_path / "m"))
+    sb = nn.SymbolBlock.imports(sym_file, ["data"], params_file)
+    sb.summary(x)
+    out = capsys.readouterr().out
+    assert "   Total params: 26" in out.splitlines()     # 3·4 + 4 + 4·2 + 2
+    row = next(line for line in out.splitlines() if "SymbolBlock-1" in line)
+    assert row.split()[-1] == "26" and "Unique parameters in model: 26" in out
