@@ -81,7 +81,7 @@ def _act_type(a, d):
           out=True, flops=_ew_flops, elementwise=True, epilogue=_epilogue.activation,
           inplace=lambda a: a.act_type in _INPLACE_ACTS, monitor_indexed_inputs=True,
           layer=lambda a: a.act_type,
-          quantized=lambda a: "_contrib_quantized_act" if a.act_type == "relu" else None)
+          quantized_as=lambda a: "_contrib_quantized_act" if a.act_type == "relu" else None)
 def activation(a, x, out=None):
     """Activation(act_type): relu, sigmoid, tanh, softrelu, softsign, log_sigmoid, mish."""
     return _ACT[a.act_type](x, out=out)

@@ -137,7 +137,7 @@ for _name, _aliases, _fn, _tofloat in _ARITH:
              infer_type=_div_type if _tofloat else _arith_type,
              out=True, elementwise=True, adds=_fn is np.add,
              same_shape_operands=_name == "elemwise_add",
-             quantized="_contrib_quantized_elemwise_add" if _name == "elemwise_add" else None,
+             quantized_as="_contrib_quantized_elemwise_add" if _name == "elemwise_add" else None,
              )(_arith_kernel(_fn, cast_int_float=_tofloat))
 
 register("_npi_true_divide", inputs=("lhs", "rhs"), infer_shape=_bin_shape,

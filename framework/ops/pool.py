@@ -253,7 +253,7 @@ def _nhwc_fast(a, x):
 @register("Pooling", "_npx_pooling", attrs=POOL_ATTRS, num_outputs=_n_out,
           num_visible=1, output_names=("output", "workspace"), infer_shape=_pool_shape,
           strict=True, out=True, flops=_pool_flops, layer="pool",
-          quantized=lambda a: ("_contrib_quantized_pooling" if a.pool_type in ("max", "avg")
+          quantized_as=lambda a: ("_contrib_quantized_pooling" if a.pool_type in ("max", "avg")
                                else None))
 def pooling(a, x, out=None):
     """Pooling; max pooling also returns its (hidden) workspace output, as MXNet's CPU build."""

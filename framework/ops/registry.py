@@ -98,7 +98,7 @@ class OpDef:
     amp: bool = False                    # inserted by mixed precision: export may drop it
     # MXNet's FQuantizedOp: the INT8 operator that stands for this one in a quantized graph
     # (contrib.quantization), or a function of the attrs giving it (None: stays float there)
-    quantized: str | Callable[[Attrs], str | None] | None = None
+    quantized_as: str | Callable[[Attrs], str | None] | None = None
 
     # -- attributes ---------------------------------------------------------------------------
     def parse_attrs(self, raw: dict[str, Any], node: str | None = None) -> Attrs:

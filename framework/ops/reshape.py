@@ -209,7 +209,7 @@ def _flat_shape(s):
 
 @register("Flatten", "flatten", "_npx_batch_flatten", infer_shape=lambda a, s: [_flat_shape(s[0])],
           monitor_indexed_inputs=True, monitor_indexed_outputs=True, profiler_scope=True,
-          quantized="_contrib_quantized_flatten")
+          quantized_as="_contrib_quantized_flatten")
 def flatten(a, x):
     """(N, d1, d2…) → (N, d1·d2·…)."""
     return _reshape(x, _flat_shape(x.shape))

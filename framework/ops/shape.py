@@ -132,7 +132,7 @@ def _concat_shape(a, s):
 
 @register("Concat", "concat", "_npi_concat",
           attrs={"num_args": Int(), "dim": Int(1)}, inputs=_nargs, infer_shape=_concat_shape,
-          strict=True, out=True, quantized="_contrib_quantized_concat")
+          strict=True, out=True, quantized_as="_contrib_quantized_concat")
 def concat(a, *xs, out=None):
     """Join `num_args` arrays along `dim`."""
     dt = np.result_type(*xs) if len({x.dtype for x in xs}) > 1 else xs[0].dtype

@@ -1,7 +1,7 @@
 """MXNet 1.9.1's quantization pass over a fused float graph (`quantize_graph` + `calib_graph` +
 the oneDNN post-quantization fusions), written as one rebuild:
 
-* every node with an INT8 form (`OpDef.quantized`, and the fused conv/FC nodes) that is not
+* every node with an INT8 form (`OpDef.quantized_as`, and the fused conv/FC nodes) that is not
   excluded becomes `quantized_<name>`; 'smart' mode keeps an optional one (pooling, flatten,
   concat, …) only between two convolutions/FCs;
 * float entries entering it get `_contrib_quantize_v2` (`<entry>_quantize`, one per entry) —
@@ -45,7 +45,7 @@ def quantized_form(n: Node) -> str | None:
         return None
     if _fused(n):
         return n.op.name
-    q = n.op.quantized
+    q = n.op.quantized_as
     return q(n.parsed) if callable(q) else q
 
 
