@@ -137,9 +137,14 @@ def infer_shape(sym: Symbol, *args, _as_dict: bool = False, _partial: bool = Fal
     partial = [name for name, n in nodes.items() if shapes[(id(n), 0)] is None
                and _partial_attr_shape(n) and _attr_shape(n) is None]
     if partial:
-        known.update({name: _partial_attr_shape(nodes[name]) for name in partial})
-        shapes = {k: None if s is None else tuple(max(d, 0) for d in s)  # unknown dims stay 0
-                  for k, s in infer_shapes(sym, known).items()}
+        try:
+            shapes = {k: None if s is None else tuple(max(d, 0) for d in s)  # unknown dims: 0
+                      for k, s in infer_shapes(sym, {**known, **{
+                          name: _partial_attr_shape(nodes[name]) for name in partial}}).items()}
+        except ShapeError:
+            # a declared partial shape an op cannot take (an INT8 export's fused node sizes
+            # its weights itself): the graph's own inference stands
+            partial = []
     if _as_dict:
         return {name: shapes[(id(n), 0)] for name, n in nodes.items()}
     arg = [shapes[(id(nodes[a]), 0)] for a in sym.list_arguments()]
