@@ -85,6 +85,8 @@ class OpDef:
     # (file version, raw attrs) -> None: rewrites what an older MXNet JSON meant (symbol/json_io.py)
     upgrade: Callable[[int, dict], None] | None = None
     amp: bool = False                    # inserted by mixed precision: export may drop it
+    # MXNet 2.x's name where 2.x dropped the 1.x one (DeformableConvolution): 2.x files use it
+    mx2_name: str | None = None
 
     # -- attributes ---------------------------------------------------------------------------
     def parse_attrs(self, raw: dict[str, Any], node: str | None = None) -> Attrs:
