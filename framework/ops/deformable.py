@@ -180,7 +180,7 @@ def _inputs(masked: bool):
           inputs=_inputs(False), infer_shape=_shape("DeformableConvolution", False),
           infer_param_shapes=lambda a, s: list(s[:2]) + _param_shapes(a, s[0]),
           strict=True, flops=_flops, dtype_pair=("data", "weight"),
-          layer="deformable_conv")
+          layer="deformable_conv", mx2_name="_npx_deformable_convolution")
 def deformable_convolution(a, x, off, w, b=None):
     """DCN v1: convolution sampling each tap at its position plus a learned offset."""
     _shape("DeformableConvolution", False)(a, [x.shape, off.shape, w.shape]
@@ -193,7 +193,7 @@ def deformable_convolution(a, x, off, w, b=None):
           inputs=_inputs(True), infer_shape=_shape("ModulatedDeformableConvolution", True),
           infer_param_shapes=lambda a, s: list(s[:3]) + _param_shapes(a, s[0]),
           strict=True, flops=_flops, dtype_pair=("data", "weight"),
-          layer="modulated_deformable_conv")
+          layer="modulated_deformable_conv", mx2_name="_npx_modulated_deformable_convolution")
 def modulated_deformable_convolution(a, x, off, mask, w, b=None):
     """DCN v2: DCN v1 with each sample scaled by a learned mask."""
     _shape("ModulatedDeformableConvolution", True)(

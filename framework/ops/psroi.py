@@ -59,7 +59,7 @@ def _rounded_corners(rois: np.ndarray, scale, dt):
 
 
 # -- PSROIPooling ------------------------------------------------------------------------------
-def _ps_attrs(a):
+def _ps_group(a) -> int:
     return a.group_size if a.group_size > 0 else a.pooled_size
 
 
@@ -73,7 +73,7 @@ def psroi_pooling(a, x, rois):
     oshape = _rois_shape("PSROIPooling", [x.shape, rois.shape], a.output_dim, a.pooled_size)
     N, C, H, W = x.shape
     P, dt = a.pooled_size, x.dtype.type
-    ch = _channels(a.output_dim, P, _ps_attrs(a), C, "PSROIPooling", dt)
+    ch = _channels(a.output_dim, P, _ps_group(a), C, "PSROIPooling", dt)
     rois = rois.astype(x.dtype, copy=False)
     b = _batch_index("PSROIPooling", rois, N)
     start, end = _rounded_corners(rois, dt(a.spatial_scale), dt)

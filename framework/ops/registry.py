@@ -99,6 +99,8 @@ class OpDef:
     # MXNet's FQuantizedOp: the INT8 operator that stands for this one in a quantized graph
     # (contrib.quantization), or a function of the attrs giving it (None: stays float there)
     quantized_as: str | Callable[[Attrs], str | None] | None = None
+    # MXNet 2.x's name where 2.x dropped the 1.x one (DeformableConvolution): 2.x files use it
+    mx2_name: str | None = None
 
     # -- attributes ---------------------------------------------------------------------------
     def parse_attrs(self, raw: dict[str, Any], node: str | None = None) -> Attrs:

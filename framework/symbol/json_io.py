@@ -213,7 +213,8 @@ def to_dict(sym: Symbol, *, remove_amp_cast: bool = True, version: int = CURRENT
     index = {id(n): i for i, n in enumerate(order)}
     out_nodes, row_ptr = [], [0]
     for n in order:
-        d: dict[str, Any] = {"op": n.opname, "name": n.name}
+        op = n.op.mx2_name if version >= 20000 and not n.is_var and n.op.mx2_name else n.opname
+        d: dict[str, Any] = {"op": op, "name": n.name}
         if n.attrs:
             d["attrs"] = {k: n.attrs[k] for k in sorted(n.attrs)}
         d["inputs"] = [_Entry((index[id(src)], idx, 0)) for src, idx in n.inputs]

@@ -121,3 +121,28 @@ def test_rroi_align_rejects_bad_rois():
     with pytest.raises(OperatorError, match="batch indices"):
         run("_contrib_RROIAlign", {"pooled_size": "(2, 2)", "spatial_scale": "1"},
             x, np.array([[2, 1, 1, 2, 2, 0]], np.float32))
+
+
+def test_deformable_convolution_is_written_with_each_mxnet_versions_name():
+    """MXNet 2 renamed the deformable convolutions (`_npx_…`) and cannot load the 1.x names, so a
+    2.x file gets the 2.x name; the 1.x form keeps the 1.x name."""
+    import json
+
+    from framework.symbol.json_io import load_json, to_json
+    from framework.symbol.legacy_export import to_legacy
+
+    graph = {"nodes": [{"op": "null", "name": n, "inputs": []}
+                       for n in ("data", "offset", "mask", "w")]
+             + [{"op": "_contrib_ModulatedDeformableConvolution", "name": "dcn0",
+                 "attrs": {"kernel": "(1, 1)", "num_filter": "2", "no_bias": "True"},
+                 "inputs": [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]}],
+             "arg_nodes": [0, 1, 2, 3], "heads": [[4, 0, 0]],
+             "attrs": {"mxnet_version": ["int", 10901]}}
+    sym = load_json(json.dumps(graph))
+    ops2 = [n["op"] for n in json.loads(to_json(sym))["nodes"]]
+    assert ops2[-1] == "_npx_modulated_deformable_convolution"
+    assert load_json(to_json(sym)).tojson() == to_json(sym)          # and reads back
+    shapes = {"data": (1, 2, 3, 3), "offset": (1, 2, 3, 3), "mask": (1, 1, 3, 3),
+              "w": (2, 2, 1, 1)}
+    ops1 = [n["op"] for n in json.loads(to_json(to_legacy(sym, shapes), version=10901))["nodes"]]
+    assert ops1[-1] == "_contrib_ModulatedDeformableConvolution"
