@@ -104,11 +104,12 @@ def flatnonzero(a):
 
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
-    """NumPy's apply_along_axis on the array's values (Python calls per slice: not traced)."""
+    """NumPy's apply_along_axis on the array's values, as MXNet's fallback: `func1d` gets NumPy
+    slices, so NumPy's dtype rules apply (Python calls per slice: not traced)."""
     data = arr.asnumpy() if isinstance(arr, ndarray) else _onp.asarray(arr)
 
     def call(v):
-        r = func1d(ndarray(v), *args, **kwargs)
+        r = func1d(v, *args, **kwargs)
         return r.asnumpy() if isinstance(r, ndarray) else r
     return ndarray(_onp.asarray(_onp.apply_along_axis(call, axis, data)))
 

@@ -1,7 +1,10 @@
 """`framework.np.linalg`: norm (op `_npi_norm` with MXNet's flag convention) and friends."""
 from __future__ import annotations
 
+import numpy as _onp
+
 from ..ndarray import ndarray
+from ..symbol.graph import Symbol
 from ._base import as_nd, axis_tuple, invoke
 from ._math import absolute
 from ._reduce import max as _max, min as _min, sum as _sum
@@ -87,14 +90,19 @@ def eigvalsh(a, upper=False, UPLO=None):
 
 
 def pinv(a, rcond=1e-15, hermitian=False):
+    """Pseudo-inverse; `rcond` a number or an array of cutoffs (one per matrix)."""
+    if isinstance(rcond, (ndarray, Symbol, _onp.ndarray, list)):
+        return invoke("_npi_pinv", [as_nd(a), as_nd(rcond)], {"hermitian": bool(hermitian)})
     return invoke("_npi_pinv_scalar_rcond", [as_nd(a)], {"rcond": float(rcond),
                                                           "hermitian": bool(hermitian)})
 
 
 def matrix_rank(M, tol=None, hermitian=False):
-    import numpy as _onp
-    return ndarray(_onp.asarray(_onp.linalg.matrix_rank(as_nd(M)._data, tol=tol,
-                                                        hermitian=hermitian)))
+    """Rank by SVD (int64); `tol` None (NumPy's cutoff), a number, or an array of cutoffs."""
+    if isinstance(tol, (ndarray, Symbol, _onp.ndarray, list)):
+        return invoke("_npi_matrix_rank", [as_nd(M), as_nd(tol)], {"hermitian": bool(hermitian)})
+    return invoke("_npi_matrix_rank_none_tol", [as_nd(M)],
+                  {"tol": None if tol is None else float(tol), "hermitian": bool(hermitian)})
 
 
 def svdvals(a):

@@ -58,6 +58,9 @@ def _call_named(opname: str, inputs: list, kwargs: dict, name: str | None):
             raise TypeError(f"npx: {opname} has no input named {sorted(unknown)} "
                             f"(inputs: {order})")
         inputs = inputs + [named[n] for n in order[len(inputs):] if n in named]
+    op = get_op(opname)
+    if "num_args" in op.attrs and "num_args" not in kwargs:   # variadic ops (add_n): count them
+        kwargs["num_args"] = len(inputs)
     if name is not None and any(isinstance(x, Symbol) for x in inputs):
         return invoke(opname, inputs, kwargs, name=name)
     return _call(opname, inputs, kwargs)

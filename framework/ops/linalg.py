@@ -266,6 +266,36 @@ def pinv(a, x):
     return np.linalg.pinv(_f(x), rcond=a.rcond, hermitian=a.hermitian)
 
 
+@register("_npi_pinv", inputs=("A", "rcond"), attrs={"hermitian": Bool(False)},
+          infer_shape=lambda a, s: [tuple(s[0][:-2]) + (s[0][-1], s[0][-2])])
+def pinv_tensor_rcond(a, x, rcond):
+    """pinv with a per-matrix cutoff array `rcond` (broadcast over the stack)."""
+    return np.linalg.pinv(_f(x), rcond=np.asarray(rcond, np.float64), hermitian=a.hermitian)
+
+
+def _rank_shape(a, s):
+    return [tuple(s[0][:-2]) if len(s[0]) >= 2 else ()]
+
+
+def _matrix_rank(x, tol, hermitian: bool) -> np.ndarray:
+    return np.asarray(np.linalg.matrix_rank(_f(x), tol=tol, hermitian=hermitian), np.int64)
+
+
+@register("_npi_matrix_rank_none_tol", attrs={"tol": Float(None, optional=True),
+                                              "hermitian": Bool(False)},
+          infer_shape=_rank_shape, infer_type=lambda a, d: [np.dtype(np.int64)])
+def matrix_rank(a, x):
+    """Number of singular values above `tol` (NumPy's default cutoff when None)."""
+    return _matrix_rank(x, a.tol, a.hermitian)
+
+
+@register("_npi_matrix_rank", inputs=("M", "tol"), attrs={"hermitian": Bool(False)},
+          infer_shape=_rank_shape, infer_type=lambda a, d: [np.dtype(np.int64)])
+def matrix_rank_tensor_tol(a, x, tol):
+    """matrix_rank with a cutoff array `tol` (broadcast over the stack)."""
+    return _matrix_rank(x, np.asarray(tol, np.float64), a.hermitian)
+
+
 @register("_npi_svd", num_outputs=3)
 def svd(a, x):
     u, s, vt = np.linalg.svd(_f(x), full_matrices=False)

@@ -2,6 +2,9 @@
 `infer_shape` / `infer_type` agree with what the kernel returns."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 
 from framework.ops import get_op
@@ -32,3 +35,20 @@ def rnd(*shape, seed=0, low=-2.0, high=2.0, dtype=np.float32):
 
 def close(a, b, rtol=1e-5, atol=1e-6):
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol)
+
+
+def recorded(fixture: str) -> tuple:
+    """(arrays, cases) of a tests/fixtures/<fixture> file of real-MXNet outputs: case i has inputs
+    `i:in<j>` and outputs `i:out<j>` and a meta entry (op, string attrs, n_in)."""
+    refs = np.load(Path(__file__).parents[1] / "fixtures" / fixture)
+    return refs, json.loads(str(refs["meta"]))
+
+
+def run_recorded(refs, meta: list, i: int) -> tuple:
+    """Run recorded case i: (op, parsed attrs, inputs, outputs as a tuple)."""
+    m = meta[i]
+    op = get_op(m["op"])
+    a = op.parse_attrs(m["attrs"])
+    ins = [refs[f"{i}:in{j}"] for j in range(m["n_in"])]
+    outs = op.kernel(a, *ins)
+    return op, a, ins, outs if isinstance(outs, tuple) else (outs,)

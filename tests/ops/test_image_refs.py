@@ -3,26 +3,17 @@ written by tests/interop/gen_image_refs.py). uint8 results may differ by one: Op
 uint8 in fixed point, hybridserve in float32."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
+from _helpers import recorded, run_recorded
 
-from framework.ops.registry import get_op
-
-REFS = np.load(Path(__file__).parents[1] / "fixtures" / "image_ops_mx2.npz")
-META = json.loads(str(REFS["meta"]))
+REFS, META = recorded("image_ops_mx2.npz")
 
 
 @pytest.mark.parametrize("i", range(len(META)),
                          ids=[f"{m['op']}-{i}" for i, m in enumerate(META)])
 def test_matches_mxnet(i):
-    m = META[i]
-    op = get_op(m["op"])
-    a = op.parse_attrs(m["attrs"])
-    ins = [REFS[f"{i}:in{j}"] for j in range(m["n_in"])]
-    out = op.kernel(a, *ins)
+    op, a, ins, (out,) = run_recorded(REFS, META, i)
     ref = REFS[f"{i}:out0"]
     assert out.shape == ref.shape == op.shapes(a, [x.shape for x in ins])[0]
     assert out.dtype == ref.dtype == op.dtypes(a, [x.dtype for x in ins])[0]

@@ -178,3 +178,16 @@ def test_unravel_index_matches_numpy_and_traces():
 def test_unravel_index_takes_an_int_shape():
     got = np.unravel_index(np.array([3, 9], dtype="int32"), 10)
     assert len(got) == 1 and got[0].asnumpy().tolist() == [3, 9]
+
+
+def test_apply_along_axis_gives_numpy_slices():
+    data = onp.arange(6).reshape(2, 3)
+    seen = []
+    got = np.apply_along_axis(lambda v: seen.append(type(v)) or v.mean(), 1, np.array(data, dtype="int64"))
+    assert seen == [onp.ndarray, onp.ndarray]            # MXNet's fallback: NumPy's own call
+    assert got.dtype == onp.float64 and got.asnumpy().tolist() == [1.0, 4.0]
+
+
+def test_npx_variadic_ops_count_their_inputs():
+    xs = [np.array([1.0, 2.0]), np.array([3.0, 4.0]), np.array([5.0, 6.0])]
+    assert mx.npx.add_n(*xs).asnumpy().tolist() == [9.0, 12.0]

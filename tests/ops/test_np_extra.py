@@ -83,3 +83,17 @@ def test_constraint_check():
     net.hybridize()
     with pytest.raises(ValueError, match="x must be > 0"):
         net(bad)
+
+
+def test_matrix_rank_and_pinv_with_array_cutoffs_trace():
+    rs = onp.random.RandomState(0)
+    m = rs.rand(2, 4, 3).astype("float32")
+    m[1, :, 2] = m[1, :, 0]                                  # second matrix has rank 2
+    tol = onp.array([1e-3, 10.0], onp.float32)
+    for got in _both(lambda x, t: np.linalg.matrix_rank(x, t), np.array(m), np.array(tol)):
+        assert got.asnumpy().tolist() == onp.linalg.matrix_rank(m, tol).tolist()
+        assert got.dtype == onp.int64
+    assert np.linalg.matrix_rank(np.array(m)).asnumpy().tolist() == [3, 2]
+    rc = onp.array([1e-6, 0.5], onp.float32)
+    for got in _both(lambda x, r: np.linalg.pinv(x, r), np.array(m), np.array(rc)):
+        onp.testing.assert_allclose(got.asnumpy(), onp.linalg.pinv(m, rc), rtol=1e-4, atol=1e-5)
