@@ -62,6 +62,9 @@ def build_store(tmp: Path, demo_cfg: dict) -> Path:
         # not in MMS's set: shows what dynamic batching does for a conv net (extra row)
         "resnet18_batch": ("resnet18_v1", {**RESNET_CONFIG, "dynamic_batching": {
             "max_queue_delay_microseconds": 5000, "preferred_batch_size": [4, 8]}}),
+        # issue 19: the same float32 export served INT8 (quantized at load on calib.npz)
+        "resnet18_int8": ("resnet18_v1", {**RESNET_CONFIG, "quantize": {
+            "dtype": "auto", "calib_mode": "naive", "calib_file": "calib.npz"}}),
     }
     for name, (src, cfg) in entries.items():
         vdir = store / name / "1"
@@ -69,7 +72,18 @@ def build_store(tmp: Path, demo_cfg: dict) -> Path:
         for f in (tmp / "export" / src).iterdir():
             shutil.copy(f, vdir / f.name)
         (store / name / "config.json").write_text(json.dumps({"name": name, **cfg}, indent=2))
+        if "quantize" in cfg:
+            write_calibration(tmp / "export" / f"{src}-io.npz", vdir / "calib.npz")
     return store
+
+
+def write_calibration(io_npz: Path, out: Path, n: int = 32) -> None:
+    """n calibration inputs drawn like the request's input (its mean and spread), not the
+    request itself: the served INT8 model is calibrated as a user would, on other data."""
+    x = np.load(io_npz)["data"].astype(np.float32)
+    rng = np.random.default_rng(19)
+    calib = x.mean() + x.std() * rng.standard_normal((n,) + x.shape[1:], dtype=np.float32)
+    np.savez(out, data=calib)
 
 
 @dataclass
@@ -115,13 +129,13 @@ def write_bodies(tmp: Path) -> tuple[dict[str, Body], dict[str, np.ndarray]]:
 @dataclass
 class Case:
     server: str
-    model: str          # "MLP" / "ResNet-18" / "MobileNet v2"
+    model: str          # "MLP" / "ResNet-18" / "ResNet-18 INT8" / "MobileNet v2"
     body: str           # "JSON" / "binary" / "raw f32"
     batching: str       # "on" / "off"
     conns: int
     path: str
     body_key: str
-    ref: str            # "mlp" / "resnet" / "mobilenet" / "" (no check)
+    ref: str            # "mlp" / "resnet" / "mobilenet" / "" (no check); ":top1" = class only
     results: list = field(default_factory=list)
 
     @property
@@ -149,6 +163,8 @@ def make_cases(servers: list[str], quick: bool) -> list[Case]:
                        "resnet.bin", "resnet"))
         cs.append(Case(s, "MobileNet v2", "binary", "off", 8, hs_infer.format("mobilenet"),
                        "mobilenet.bin", "mobilenet"))
+        cs.append(Case(s, "ResNet-18 INT8", "binary", "off", 8, hs_infer.format("resnet18_int8"),
+                       "resnet.bin", "resnet:top1"))
     if "mms" in servers:
         for c in (1, 8, 32):
             cs.append(Case("mms", "MLP", "JSON", "off", c, "/predictions/mlp", "mlp.json", "mlp"))
@@ -170,7 +186,7 @@ def make_cases(servers: list[str], quick: bool) -> list[Case]:
 
 
 def group(c: Case) -> tuple:
-    return (c.model != "MLP", c.model, c.conns)
+    return (c.model != "MLP", c.model.replace(" INT8", ""), c.conns)   # INT8 pairs with float
 
 
 def check_answer(srv: Server, case: Case, bodies: dict[str, Body],
@@ -189,7 +205,7 @@ def check_answer(srv: Server, case: Case, bodies: dict[str, Body],
         raise RuntimeError(f"{case.id}: HTTP {e.code}: {e.read()[:300]!r}") from None
     if not case.ref:
         return "200"
-    want = refs[case.ref]
+    want = refs[case.ref.split(":")[0]]
     if hl is not None:
         head = json.loads(data[:int(hl)])
         got = np.frombuffer(data[int(hl):], "<f4").reshape(head["outputs"][0]["shape"])
@@ -198,6 +214,10 @@ def check_answer(srv: Server, case: Case, bodies: dict[str, Body],
         got = np.asarray(out["data"], np.float32).reshape(out["shape"])
     else:
         got = np.frombuffer(data, "<f4").reshape(want.shape)
+    if case.ref.endswith(":top1"):           # INT8 vs MXNet's float32: the same class
+        if got.shape != want.shape or not np.array_equal(got.argmax(-1), want.argmax(-1)):
+            raise RuntimeError(f"{case.id}: top-1 differs from MXNet's float32 output")
+        return f"top-1 = MXNet float32, max|diff| {float(np.max(np.abs(got - want))):.2g}"
     err = float(np.max(np.abs(got - want)))
     tol = 1e-4 + 1e-3 * float(np.max(np.abs(want)))
     if got.shape != want.shape or not err <= tol:

@@ -63,6 +63,8 @@ class Batcher:
         self._last_size = 0
         self._busy = 0                      # executions running now
         self._rest_ready = False            # the last batch left ready rows for the next slot
+        self._rows = 0                      # rows queued in _items
+        self._gathering = False             # the collector waits for company for a formed batch
 
     def start(self) -> None:
         self._wakeup = asyncio.Event()
@@ -90,7 +92,11 @@ class Batcher:
             await self._execute([item])
             return item.future.result()
         self._items.append(item)
-        self._wakeup.set()
+        self._rows += batch
+        # while a batch gathers, wake the collector only once it can be full (the deadline
+        # timer covers the rest): a wake-up per arrival cost ~13 % of a tiny model's req/s
+        if not self._gathering or self._rows >= self.target:
+            self._wakeup.set()
         return await item.future
 
     async def _collect(self) -> None:
@@ -113,10 +119,13 @@ class Batcher:
                 if remaining <= 0:
                     break
                 self._wakeup.clear()
+                timer = loop.call_later(remaining, self._wakeup.set)   # no task per wait
+                self._gathering = True
                 try:
-                    await asyncio.wait_for(self._wakeup.wait(), remaining)
-                except asyncio.TimeoutError:
-                    break
+                    await self._wakeup.wait()
+                finally:
+                    self._gathering = False
+                    timer.cancel()
             ready = self._ready_size(first.key)
             share = self._share(ready)
             self._rest_ready = share < min(self.max_batch_size, ready)
@@ -161,10 +170,12 @@ class Batcher:
         while self._items:
             it = self._items.popleft()
             if it.future.done():            # cancelled by its client
+                self._rows -= it.batch
                 continue
             if it.key == key and total + it.batch <= (limit if taken else self.max_batch_size):
                 taken.append(it)
                 total += it.batch
+                self._rows -= it.batch
             else:
                 keep.append(it)
         keep.extend(self._items)
@@ -231,6 +242,7 @@ class Batcher:
         for it in self._items:
             _fail(it, Unavailable("model was unloaded"))
         self._items.clear()
+        self._rows = 0
 
 
 def _fail(it: _Item, e: BaseException) -> None:
