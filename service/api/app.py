@@ -63,7 +63,12 @@ class HybridServeApp(FastAPI):
         if m is None:
             return await super().__call__(scope, receive, send)
         core = self.state.core
-        status = await fastpath.handle(core, *m, scope, receive, send)
+        reg = core.registry
+        reg.http_requests += 1          # lets a batcher see that no more company is coming
+        try:
+            status = await fastpath.handle(core, *m, scope, receive, send)
+        finally:
+            reg.http_requests -= 1
         if status is not None:
             core.metrics.http_class(status).inc()
 

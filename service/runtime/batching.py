@@ -45,7 +45,8 @@ class Batcher:
     def __init__(self, run: Callable[[list[np.ndarray]], list[np.ndarray]], executor: Executor,
                  max_batch_size: int, max_delay_us: int, preferred: list[int], max_queue: int,
                  concurrency: int, on_execution: Callable[[int, int, int], None],
-                 inline: Callable[[int], bool] = lambda n: False):
+                 inline: Callable[[int], bool] = lambda n: False,
+                 outstanding: Callable[[], int] | None = None):
         self._run, self._executor = run, executor
         self.max_batch_size = max_batch_size
         self.max_delay = max_delay_us / 1e6
@@ -64,6 +65,9 @@ class Batcher:
         self._busy = 0                      # executions running now
         self._rest_ready = False            # the last batch left ready rows for the next slot
         self._rows = 0                      # rows queued in _items
+        self._running = 0                   # requests in the executions running now
+        # requests the server has read and not yet answered (all models), if it counts them
+        self._outstanding = outstanding
         self._gathering = False             # the collector waits for company for a formed batch
 
     def start(self) -> None:
@@ -143,6 +147,11 @@ class Batcher:
         """Wait for company only when there is traffic to batch with: a lone request on an
         idle model runs at once (max delay is an upper bound, so this is allowed), which keeps
         single-client latency at the unbatched level."""
+        if self._outstanding is not None and \
+                self._outstanding() <= len(self._items) + self._running:
+            # every request the server holds is queued or running here: clients that wait
+            # for their answers (closed loops) send nothing more until this batch answers
+            return False
         return len(self._items) > 1 or self._busy > 0 or self._last_size > 1
 
     def _ready_size(self, key: tuple) -> int:
@@ -189,6 +198,7 @@ class Batcher:
         return await loop.run_in_executor(self._executor, _timed, self._run, arrays)
 
     async def _execute(self, items: list[_Item]) -> None:
+        self._running += len(items)
         try:
             start = time.perf_counter_ns()
             total = sum(it.batch for it in items)
@@ -216,6 +226,7 @@ class Batcher:
                 if not it.future.done():
                     it.future.set_result((rows, start - it.t0_ns, total))
         finally:
+            self._running -= len(items)
             self._busy -= 1
             self._slots.release()
 

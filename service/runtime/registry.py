@@ -75,6 +75,7 @@ class Registry:
         self._locks: dict[str, asyncio.Lock] = {}
         self.unloaded: set[str] = set()     # explicitly unloaded here
         self.initial_load_done = False      # server readiness: the startup load finished
+        self.http_requests = 0              # infer requests read over HTTP, not yet answered
         self.budget = (int(settings.memory_budget) if settings.memory_budget is not None
                        else memory.default_budget(settings.memory_budget_fraction))
         # every runner loaded and still alive (serving, retired with requests in flight, or
@@ -294,7 +295,8 @@ class Registry:
         b = Batcher(r.run, self.infer_pool, r.max_batch_size, db.max_queue_delay_microseconds,
                     db.preferred_batch_size, db.max_queue_size or self.settings.default_max_queue_size,
                     self.settings.inference_threads, on_execution,
-                    inline=lambda n: r.flops_per_item is not None and r.flops_per_item * n <= limit)
+                    inline=lambda n: r.flops_per_item is not None and r.flops_per_item * n <= limit,
+                    outstanding=lambda: self.http_requests)
         b.start()
         return b
 

@@ -58,6 +58,7 @@ def test_queue_full_is_503(server, http):
     run = batcher._run
     batcher._run = lambda arrays: (time.sleep(0.3), run(arrays))[1]    # a slow model
     batcher._inline = lambda n: False                                  # ... run in a thread
+    batcher._outstanding = None        # the collector keeps gathering: the queue itself fills
     body = infer_json("mlp_q", np.zeros((1, 512), np.float32))
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(http.post, "/v2/models/mlp_q/infer", json=body)    # runs (0.3 s)
@@ -68,6 +69,39 @@ def test_queue_full_is_503(server, http):
         assert first.result().status_code == 200 and second.result().status_code == 200
     assert third.status_code == 503
     assert "queue" in third.json()["error"] and third.headers["retry-after"] == "1"
+
+
+def test_closed_loop_clients_are_not_kept_waiting_for_company(server, http):
+    """Two clients that each wait for their answer before sending again: once both requests
+    are queued no third can come, so a batch runs at once instead of gathering for the whole
+    max delay (300 ms here) -- the queue time stays far below it."""
+    files = {"symbol": ("s", (STORE / "mlp/1/mlp-symbol.json").read_bytes()),
+             "params": ("p", (STORE / "mlp/1/mlp-0000.params").read_bytes()),
+             "config": ("c", json.dumps({
+                 "inputs": [{"name": "data", "shape": [-1, 512]}], "max_batch_size": 8,
+                 "dynamic_batching": {"max_queue_delay_microseconds": 300_000,
+                                      "preferred_batch_size": [8]}}))}
+    assert http.post("/v2/repository/models/mlp_cl/upload", files=files).status_code == 201
+    batcher = server.core.registry.get("mlp_cl").batcher
+    run = batcher._run
+    batcher._run = lambda arrays: (time.sleep(0.05), run(arrays))[1]   # 50 ms, in a thread:
+    batcher._inline = lambda n: False              # the other client's request comes meanwhile
+    body = infer_json("mlp_cl", np.zeros((1, 512), np.float32))
+
+    def client():
+        with httpx.Client(base_url=server.url, timeout=30) as c:
+            for _ in range(6):
+                assert c.post("/v2/models/mlp_cl/infer", json=body).status_code == 200
+
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            for f in [pool.submit(client) for _ in range(2)]:
+                f.result()
+        st = http.get("/v2/models/mlp_cl/stats").json()["model_stats"][0]["inference_stats"]
+        assert st["success"]["count"] == 12
+        assert st["queue"]["ns"] / st["queue"]["count"] < 100e6, st["queue"]   # ≪ 300 ms
+    finally:
+        http.delete("/v2/models/mlp_cl")
 
 
 def _run(arrays):
