@@ -7,7 +7,10 @@
    MXNet's `quantize_net` and ours (naive, 32 calibration inputs) give the same graph (operators,
    names, inputs), and both INT8 nets' agreement with float32 on 256 other inputs is printed.
 
-    HYBRIDSERVE_MXNET_VENV_DIR=/work/mxnet-venvs .venv/bin/python tests/interop/check_quantized_export.py
+    .venv/bin/python tests/interop/check_quantized_export.py
+
+(the MXNet 1.9.1 venv comes from tests/interop/setup_mxnet_venv.sh, under .mxnet-venvs/ or
+$HYBRIDSERVE_MXNET_VENV_DIR)
 """
 from __future__ import annotations
 

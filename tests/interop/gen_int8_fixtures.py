@@ -1,8 +1,8 @@
 """Quantize small networks with REAL MXNet 1.9.1 (`mx.contrib.quantization.quantize_net`, oneDNN
 backend) and export them with their inputs and MXNet's INT8 outputs → tests/fixtures/mxnet-1.9.1-int8/,
-read by tests/ops/test_int8_mxnet_exports.py. Run in the MXNet 1.9.1 venv:
+read by tests/int8/test_mxnet_int8_exports.py. Run in the MXNet 1.9.1 venv:
 
-    /work/mxnet-venvs/mxnet-1.9.1/bin/python tests/interop/gen_int8_fixtures.py [--zoo DIR]
+    .mxnet-venvs/mxnet-1.9.1/bin/python tests/interop/gen_int8_fixtures.py [--zoo DIR]
 
 Each fixture `<name>-symbol.json`, `<name>-0000.params`, `<name>-io.npz` (data, MXNet's INT8
 output `output`, the float32 network's output `float_output`). `--zoo DIR` quantizes ResNet-18/50 v1
