@@ -86,7 +86,8 @@ async def _version_doc(mv) -> dict:
         "dynamic_batching": None if db is None else {
             "max_queue_delay_microseconds": db.max_queue_delay_microseconds,
             "preferred_batch_size": list(db.preferred_batch_size)},
-        "description": cfg.description})
+        "description": cfg.description,
+        "quantization": r.quantization or None})
     doc.update({"total_params": None, "op_count": None, "flops": None})
     try:
         # the graph reads parameter sizes off the loaded arrays, so it has them even where
