@@ -29,7 +29,7 @@ from framework.symbol.json_io import load_json
 
 from ..errors import BadRequest, Unavailable
 from ..limits import check_activations, check_json_depth
-from ..protocol.codec import InferInput
+from ..protocol.types import InferInput
 from ..repository.config import ModelConfig
 from ..repository.store import ModelFiles
 from .int8 import quantize_for_serving
