@@ -97,7 +97,7 @@ class DataPlane:
                                    t1 - t0 + req.decode_ns, t3 - t2, batch or 1)
                 latency.observe((t3 - t0) / 1e9)
                 return out
-            except Exception as e:  # noqa: BLE001 - every failure is counted, leaves as a ServiceError
+            except Exception as e:  # noqa: BLE001 - each failure: counted, raised as a ServiceError
                 err = to_service_error(e, "inference failed", f"infer {name}/{mv.version}")
                 stats.request_done(False, time.perf_counter_ns() - t0)
                 self.metrics.failed(name, mv.version, err.status)

@@ -202,7 +202,7 @@ class Batcher:
         """(outputs, ns, None) of one run, or (None, 0, the exception it raised)."""
         try:
             outs, ns = await self._call(arrays, n)
-        except Exception as e:  # noqa: BLE001 - the model's failure belongs to its requests' futures
+        except Exception as e:  # noqa: BLE001 - a model failure goes to its requests
             return None, 0, e
         return outs, ns, None
 
