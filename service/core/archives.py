@@ -22,7 +22,7 @@ from ..errors import BadRequest, ServiceError
 from ..repository import mar
 from ..repository.manifest import write_atomic
 from ..repository.store import ModelStore, check_name
-from .dataplane import Core
+from .server import Core
 from .management import upload_archive
 
 log = logging.getLogger("hybridserve.archives")

@@ -22,7 +22,7 @@ from ..repository.config import ModelConfig, parse_config
 from ..repository.manifest import LOADED, UNLOADED
 from ..repository.store import check_filename, check_name, check_version, find_files
 from ..runtime.runner import Runner
-from .dataplane import Core
+from .server import Core
 
 log = logging.getLogger("hybridserve.management")
 _CHUNK = 1 << 20

@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import Callable
 
 from ..errors import (BadRequest, InsufficientStorage, NotFound, ServiceError, Unavailable,
                       VersionUnavailable)
@@ -66,7 +67,9 @@ def load_limits(s: Settings) -> dict:
 
 class Registry:
     def __init__(self, store: ModelStore, settings: Settings, metrics: Metrics,
-                 infer_pool: ThreadPoolExecutor):
+                 infer_pool: ThreadPoolExecutor, outstanding: Callable[[], int] | None = None):
+        """`outstanding()`: the inference requests the server holds now (every model), for
+        the batchers' closed-loop rule (Batcher's `outstanding`)."""
         self.store, self.settings, self.metrics = store, settings, metrics
         self.infer_pool = infer_pool
         self.load_pool = ThreadPoolExecutor(max(1, settings.load_threads),
@@ -75,7 +78,7 @@ class Registry:
         self._locks: dict[str, asyncio.Lock] = {}
         self.unloaded: set[str] = set()     # explicitly unloaded here
         self.initial_load_done = False      # server readiness: the startup load finished
-        self.http_requests = 0              # infer requests read over HTTP, not yet answered
+        self.outstanding = outstanding
         self.budget = (int(settings.memory_budget) if settings.memory_budget is not None
                        else memory.default_budget(settings.memory_budget_fraction))
         # every runner loaded and still alive (serving, retired with requests in flight, or
@@ -296,7 +299,7 @@ class Registry:
                     db.preferred_batch_size, db.max_queue_size or self.settings.default_max_queue_size,
                     self.settings.inference_threads, on_execution,
                     inline=lambda n: r.flops_per_item is not None and r.flops_per_item * n <= limit,
-                    outstanding=lambda: self.http_requests)
+                    outstanding=self.outstanding)
         b.start()
         return b
 

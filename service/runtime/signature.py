@@ -3,7 +3,7 @@
 MXNet exports rarely record data shapes, so defaults are read off the first op that consumes
 each input, as its registry entry derives them from its weight (`OpDef.data_shape`:
 FullyConnected → `[-1, in_units]`, Convolution → `[-1, C, -1, -1]`); anything else
-stays unknown-rank (`shape: None`, accepted as is). Output shapes come from shape inference
+stays unknown-rank (`shape: None`, accepted as is). Output shapes come from the graph facts
 probed at two batch sizes: dims that move with the free input dims are reported as -1.
 """
 from __future__ import annotations
@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from framework.base import MXNetError
 from framework.io.dtypes import dtype_from_flag
-from framework.symbol.infer import infer_dtypes, infer_shapes
 
 from ..protocol.datatypes import V2_TO_NUMPY, v2_datatype
 from ..repository.config import TensorSpec
+from .analysis import GraphFacts
 
 _TRACED = re.compile(r"^node_\d+_output\d*$")
 _PARAM_SUFFIXES = ("weight", "bias", "gamma", "beta", "running_mean", "running_var",
@@ -57,7 +58,7 @@ def default_input(sym, name: str, params: dict[str, np.ndarray]) -> IOSpec:
     if "__dtype__" in var.attrs:
         try:
             datatype = v2_datatype(dtype_from_flag(int(var.attrs["__dtype__"])))
-        except Exception:  # noqa: BLE001 - a hint only
+        except (ValueError, KeyError, TypeError, MXNetError):   # a hint only
             pass
     src = var
     for n in sym.topo():
@@ -81,21 +82,14 @@ def concrete(shape: tuple[int, ...], batch: int, free: int) -> tuple[int, ...]:
     return tuple((batch if i == 0 else free) if d == -1 else d for i, d in enumerate(shape))
 
 
-def infer_outputs(sym, inputs: list[IOSpec], names: list[str]) -> list[IOSpec]:
+def infer_outputs(facts: GraphFacts, inputs: list[IOSpec], names: list[str]) -> list[IOSpec]:
     probes = []
     if all(s.shape is not None for s in inputs):
         for batch, free in ((1, 1), (2, 1), (2, 2)):
-            known = {s.name: concrete(s.shape, batch, free) for s in inputs}
-            try:
-                shapes = infer_shapes(sym, known)
-            except Exception:  # noqa: BLE001 - a probe that does not fit is just skipped
-                continue
-            probes.append([shapes.get((id(n), i)) for n, i in sym.outputs])
-    try:
-        dts = infer_dtypes(sym, {s.name: s.dtype for s in inputs})
-        out_dt = [dts.get((id(n), i)) for n, i in sym.outputs]
-    except Exception:  # noqa: BLE001
-        out_dt = [None] * len(sym.outputs)
+            probes.append(facts.output_shapes({s.name: concrete(s.shape, batch, free)
+                                               for s in inputs}))
+    dts = facts.dtypes({s.name: s.dtype for s in inputs})
+    out_dt = [dts.get((id(n), i)) for n, i in facts.sym.outputs]
     specs = []
     for k, name in enumerate(names):
         shapes = [p[k] for p in probes if p[k] is not None]

@@ -1,73 +1,12 @@
-"""Model summary from the graph: one row per op node (output shape, parameter count, FLOPs).
-
-`Block.summary` needs a non-hybridized block and prints; a served model is hybridized, so the
-table is built from the graph with shape inference and each OpDef's `flops` rule, and rendered
-in the same text layout as `framework/gluon/summary.py` (MXNet's).
-"""
+"""Model summary as text: the rows of the graph facts' table (analysis.py: one row per op
+node with output shape, parameter count, FLOPs) in the layout of `framework/gluon/summary.py`
+(MXNet's). `Block.summary` needs a non-hybridized block and prints; a served model is
+hybridized, so the table comes from its graph."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from framework.symbol.infer import infer_shapes
-
 _WIDTHS = (20, 42, 15)              # MXNet's columns; wider when a name or shape needs it
-
-
-def _size(shape) -> int:
-    return int(math.prod(shape)) if shape is not None else 0
-
-
-def graph_table(sym, known: dict[str, tuple], data_names: set[str],
-                aux_names: set[str] | None = None) -> dict[str, Any]:
-    """Rows + totals for the graph given concrete data shapes."""
-    try:
-        shapes = infer_shapes(sym, known)
-    except Exception:  # noqa: BLE001 - a summary without shapes is still useful
-        shapes = {}
-    aux_names = aux_names if aux_names is not None else set(sym.list_auxiliary_states())
-    rows, seen = [], set()
-    total = trainable = shared = flops_total = 0
-    flops_known = True
-    for n in sym.topo():
-        if n.is_var:
-            continue
-        ins = [shapes.get((id(s), i)) for s, i in n.inputs]
-        outs = [shapes.get((id(n), i)) for i in range(n.num_outputs())]
-        n_params = n_train = n_shared = 0
-        for (s, i), shp in zip(n.inputs, ins):
-            if not s.is_var or s.name in data_names:
-                continue
-            size = _size(shp)
-            n_params += size
-            if s.name not in aux_names:
-                n_train += size
-            if s.name in seen:
-                n_shared += size
-            seen.add(s.name)
-        fl = None
-        if n.op is not None and n.op.flops is not None:
-            if all(x is not None for x in ins + outs):
-                try:
-                    fl = int(n.op.flops(n.parsed, ins, outs))
-                except Exception:  # noqa: BLE001
-                    fl = None
-            if fl is None:
-                flops_known = False
-            else:
-                flops_total += fl
-        vis = [list(o) if o is not None else None for o in outs[: n.num_visible()]]
-        rows.append({"name": n.name, "op": n.opname,
-                     "output_shape": vis[0] if len(vis) == 1 else vis,
-                     "params": n_params, "flops": fl})
-        total += n_params
-        trainable += n_train
-        shared += n_shared
-    return {"layers": rows,
-            "total_params": total, "trainable_params": trainable,
-            "non_trainable_params": total - trainable, "shared_params": shared,
-            "unique_params": total - shared,
-            "flops": flops_total, "flops_complete": flops_known}
 
 
 def _shape_str(shape) -> str:

@@ -6,6 +6,8 @@ from pathlib import PurePosixPath
 
 from fastapi import APIRouter, Depends, Request
 from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException
 
 from ...core import management
 from ...errors import BadRequest, PayloadTooLarge
@@ -84,8 +86,8 @@ async def upload(request: Request, name: str):
                          "and optional 'config', or one 'archive' (.mar)")
     try:
         form = await request.form(max_files=3, max_fields=8)
-    except Exception as e:  # noqa: BLE001 - starlette's MultiPartException and friends
-        raise BadRequest(f"malformed multipart body: {e}") from None
+    except (MultiPartException, HTTPException, ValueError) as e:   # python-multipart's: ValueError
+        raise BadRequest(f"malformed multipart body: {getattr(e, 'detail', e)}") from None
     try:
         extra = set(form.keys()) - set(FIELDS)
         if extra:
