@@ -101,10 +101,14 @@ class Registry:
 
     # -- lookups (hot path) --------------------------------------------------------------------
     def get(self, name: str, version: str | None = None) -> ModelVersion:
+        """The version that serves a request. A model that is gone (deleted here or by another
+        replica) is 404; one that exists but cannot serve now (not loaded, loading, failed,
+        unloading) is 503 with the reason: never 400, which tells clients not to retry."""
         entries = self.models.get(name)
         if not entries:
-            if name in self.models or self._on_disk(name):
-                raise BadRequest(f"model '{name}' is not loaded")
+            if self._on_disk(name):
+                why = "unloaded" if name in self.unloaded else "not loaded"
+                raise Unavailable(f"model '{name}' is not available ({why})")
             raise NotFound(f"Model with name '{name}' does not exist.")
         if version is None:
             ready = [mv for mv in entries.values() if mv.state is State.READY]
@@ -114,23 +118,38 @@ class Registry:
         else:
             mv = entries.get(version)
             if mv is None:
+                if version in self._versions_on_disk(name):     # not picked up here yet
+                    raise Unavailable(f"model '{name}' version {version} is not loaded yet")
                 raise NotFound(f"model '{name}' has no version '{version}'")
         if mv.state is not State.READY:
-            if mv.excluded:       # Triton's words and status for a version it does not serve
-                raise VersionUnavailable(f"Request for unknown model: '{name}' version "
-                                         f"{mv.version} is not at ready state ({mv.reason})")
-            why = f": {mv.reason}" if mv.reason else ""
-            if mv.state is State.LOADING:
-                raise Unavailable(f"model '{name}' version {mv.version} is still loading")
-            raise BadRequest(f"model '{name}' version {mv.version} is not ready "
-                             f"({mv.state.value}{why})"[:2000])
+            self._not_ready(mv)
         return mv
+
+    def _not_ready(self, mv: ModelVersion) -> None:
+        """Raise why a known version cannot serve (the cold path of `get`)."""
+        name = mv.name
+        if mv.excluded:       # Triton's words and status for a version it does not serve
+            raise VersionUnavailable(f"Request for unknown model: '{name}' version "
+                                     f"{mv.version} is not at ready state ({mv.reason})")
+        if not self._on_disk(name):          # being deleted (here or by another replica)
+            raise NotFound(f"Model with name '{name}' does not exist.")
+        why = f": {mv.reason}" if mv.reason else ""
+        if mv.state is State.LOADING:
+            raise Unavailable(f"model '{name}' version {mv.version} is still loading")
+        raise Unavailable(f"model '{name}' version {mv.version} is not available "
+                          f"({mv.state.value}{why})"[:2000])
 
     def _on_disk(self, name: str) -> bool:
         try:
             return self.store.exists(name)
         except ServiceError:
             return False
+
+    def _versions_on_disk(self, name: str) -> list[str]:
+        try:
+            return self.store.versions(name)
+        except (ServiceError, OSError):
+            return []
 
     def ready_versions(self, name: str) -> list[str]:
         return sorted((v for v, mv in self.models.get(name, {}).items()
