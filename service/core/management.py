@@ -209,10 +209,9 @@ async def load(core: Core, name: str, params: dict) -> None:
         store.require_writable()
     async with core.mgmt_lock(name):
         if not files:
-            # a plain load serves config.json (not a previous load's override)
-            use = cfg if cfg is not None else (store.read_config(name)
-                                                if store.exists(name) else None)
-            await registry.load(name, use)           # old versions keep serving if this fails
+            # a plain load serves config.json (not a previous load's override), or the
+            # defaults when there is none; old versions keep serving if this fails
+            await registry.load(name, cfg, plain=cfg is None)
             await _record_config(core, name, cfg, persist)
             await core.sync.mark_applied(name, config=True, epoch=True, state=True)
             return
@@ -243,16 +242,17 @@ async def _load_files(core: Core, name: str, files: dict[str, dict[str, bytes]],
         for _, staged, _ in validated:
             await _run(store.discard, staged)
         raise
+    ended = cfg is None and store.override(name) is not None     # a plain load ends it
     if cfg is not None and not persist:
         await _run(store.set_override, name, cfg)
-    elif cfg is None and store.override(name) is not None:      # a plain load: it ends
+    elif ended:
         await _run(lambda: store.set_state(name, LOADED, override=None))
     for v, _, runner in validated:
         await registry.install(name, v, runner, store.version_ident(name, v))
     others = set(store.versions(name)) - set(files)
-    if others and cfg is not None:            # the model's config changed: all follow it
+    if others and (cfg is not None or ended):     # the model's config changed: all follow it
         try:
-            await registry.load(name, cfg, only=others)
+            await registry.load(name, cfg, only=others, plain=cfg is None)
         except ServiceError as e:
             log.warning("load %s: other versions under the new config: %s", name, e.message)
 

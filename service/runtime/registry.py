@@ -164,9 +164,11 @@ class Registry:
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def load(self, name: str, config: ModelConfig | None = None,
-                   only: set[str] | None = None) -> list[ModelVersion]:
+                   only: set[str] | None = None, plain: bool = False) -> list[ModelVersion]:
         """(Re)load the versions of a model that its version policy serves (all of them, or
         `only` those), then unload the ones it does not and retire versions gone from disk.
+        Without `config`: the store's effective config, or with `plain` config.json alone
+        (a plain load ends a load's override, also for a model without config.json).
         Raises if none of them becomes ready."""
         check_name(name)
         self.unloaded.discard(name)
@@ -176,7 +178,8 @@ class Registry:
                 raise NotFound(f"model '{name}' has no versions in the model store")
             entries = self.models.setdefault(name, {})
             try:
-                cfg = config if config is not None else self.store.effective_config(name)
+                cfg = (config if config is not None else self.store.read_config(name)
+                       if plain else self.store.effective_config(name))
             except ServiceError as e:
                 for v in versions if only is None else [v for v in versions if v in only]:
                     entries[v] = ModelVersion(name, v, State.FAILED, e.message)
