@@ -56,6 +56,8 @@ class VersionUnavailable(ServiceError):
 
 
 class InsufficientStorage(ServiceError):
-    """A load that would take the loaded models over the memory budget (RFC 4918's 507):
-    refused before it can make the server swap or die."""
+    """No room for what was asked (RFC 4918's 507): a load that would take the loaded models
+    over the memory budget (refused before it can make the server swap or die), or a write to
+    the model store that found its disk or quota full (ENOSPC/EDQUOT: nothing is left
+    half-written, the same request succeeds once space is freed)."""
     status = 507

@@ -20,7 +20,8 @@ from ..limits import check_json_depth
 from ..repository import faults, mar
 from ..repository.config import ModelConfig, parse_config
 from ..repository.manifest import LOADED, UNLOADED
-from ..repository.store import check_filename, check_name, check_version, find_files
+from ..repository.store import (check_filename, check_name, check_version, disk_full_is_507,
+                                find_files)
 from ..runtime.runner import Runner
 from .dataplane import Core
 
@@ -108,20 +109,21 @@ async def _new_version(core: Core, name: str, version: str | None,
     store = core.store
     store.require_writable()
     async with core.mgmt_lock(name):
-        staged = await _run(store.new_staging)
-        try:
-            cfg, version = await _run(fill, staged)
-            faults.point("upload.received")
-            effective = cfg if cfg is not None else store.effective_config(name)
-            if version is not None and version in store.versions(name):
-                raise Conflict(f"model '{name}' already has version {version}")
-            others = store.versions(name)
-            runner = await _validate(core, name, version or "0", staged, effective)
-            faults.point("upload.validated")
-            v = await _run(store.commit_version, name, staged, version, cfg)
-        except BaseException:
-            await _run(store.discard, staged)
-            raise
+        with disk_full_is_507(f"upload of model '{name}'"):
+            staged = await _run(store.new_staging)
+            try:
+                cfg, version = await _run(fill, staged)
+                faults.point("upload.received")
+                effective = cfg if cfg is not None else store.effective_config(name)
+                if version is not None and version in store.versions(name):
+                    raise Conflict(f"model '{name}' already has version {version}")
+                others = store.versions(name)
+                runner = await _validate(core, name, version or "0", staged, effective)
+                faults.point("upload.validated")
+                v = await _run(store.commit_version, name, staged, version, cfg)
+            except BaseException:
+                await _run(store.discard, staged)
+                raise
         mv = await core.registry.install(name, v, runner, store.version_ident(name, v))
         if cfg is not None and others:
             # the model's config changed: its other versions follow it here as on every
@@ -187,12 +189,13 @@ async def _record_config(core: Core, name: str, cfg: ModelConfig | None, persist
     store = core.store
     if store.read_only:
         return
-    if cfg is None:
-        await _run(lambda: store.set_state(name, LOADED, True, override=None))
-    elif persist:
-        await _run(store.write_config, name, cfg)
-    else:
-        await _run(store.set_override, name, cfg)
+    with disk_full_is_507(f"config of model '{name}'"):
+        if cfg is None:
+            await _run(lambda: store.set_state(name, LOADED, True, override=None))
+        elif persist:
+            await _run(store.write_config, name, cfg)
+        else:
+            await _run(store.set_override, name, cfg)
 
 
 async def load(core: Core, name: str, params: dict) -> None:
@@ -225,28 +228,28 @@ async def _load_files(core: Core, name: str, files: dict[str, dict[str, bytes]],
     store, registry = core.store, core.registry
     effective = cfg if cfg is not None else (store.read_config(name)
                                              if store.exists(name) else None)
-    validated = []
-    try:
-        for v, content in sorted(files.items(), key=lambda kv: int(kv[0])):
-            staged = await _run(store.new_staging)
-            validated.append((v, staged, None))
-            for fname, data in content.items():
-                (staged / fname).write_bytes(data)
-            runner = await _validate(core, name, v, staged, effective)
-            validated[-1] = (v, staged, runner)
-        for k, (v, staged, _) in enumerate(validated):
-            await _run(lambda: store.commit_version(name, staged, v,
-                                                    config=cfg if k == 0 and persist else None,
-                                                    replace=True))
-    except BaseException:
-        for _, staged, _ in validated:
-            await _run(store.discard, staged)
-        raise
-    ended = cfg is None and store.override(name) is not None     # a plain load ends it
-    if cfg is not None and not persist:
-        await _run(store.set_override, name, cfg)
-    elif ended:
-        await _run(lambda: store.set_state(name, LOADED, override=None))
+    validated: list[tuple[str, Path, Runner | None]] = []
+    with disk_full_is_507(f"load of model '{name}' with files"):
+        try:
+            for v, content in sorted(files.items(), key=lambda kv: int(kv[0])):
+                staged = await _run(store.new_staging)
+                validated.append((v, staged, None))
+                for fname, data in content.items():
+                    (staged / fname).write_bytes(data)
+                runner = await _validate(core, name, v, staged, effective)
+                validated[-1] = (v, staged, runner)
+            for k, (v, staged, _) in enumerate(validated):
+                await _run(lambda: store.commit_version(
+                    name, staged, v, config=cfg if k == 0 and persist else None, replace=True))
+        except BaseException:
+            for _, staged, _ in validated:
+                await _run(store.discard, staged)
+            raise
+        ended = cfg is None and store.override(name) is not None     # a plain load ends it
+        if cfg is not None and not persist:
+            await _run(store.set_override, name, cfg)
+        elif ended:
+            await _run(lambda: store.set_state(name, LOADED, override=None))
     for v, _, runner in validated:
         await registry.install(name, v, runner, store.version_ident(name, v))
     others = set(store.versions(name)) - set(files)
