@@ -34,7 +34,7 @@ from ..repository.config import ModelConfig
 from ..repository.store import ModelFiles
 from .int8 import quantize_for_serving
 from .compiled import BoundOp, Engine, OrtOptions, optimised_twin, ort_twin, verification_inputs
-from .signature import (IOSpec, concrete, default_input, infer_outputs, looks_like_param,
+from .signature import (IOSpec, concrete, default_input, infer_outputs, param_vars,
                         output_names)
 from .summary import graph_table
 from .transforms import Transforms
@@ -183,12 +183,14 @@ class Runner:
                                  "declared as inputs in the config")
             return names
         names = [n for n in graph_inputs if n not in params]
-        missing = [n for n in names if looks_like_param(n)]
+        missing = param_vars(sym, names, has_params)
+        hint = ("; if some of them are data, name the data inputs in the config's 'inputs'")
         if missing and not has_params:
             raise BadRequest(f"cannot load model: no params file was given, and the graph needs "
-                             f"parameters {missing}"[:1000])
+                             f"parameters {missing[:20]}{hint}"[:1000])
         if missing:
-            raise BadRequest(f"cannot load model: the params file lacks {missing}"[:1000])
+            raise BadRequest(f"cannot load model: the params file lacks {missing[:20]}{hint}"
+                             [:1000])
         if not names:
             raise BadRequest("cannot load model: the graph has no data inputs")
         return names
