@@ -26,6 +26,7 @@ from .metrics import Metrics
 from .runner import Runner
 from .stats import ModelStats
 from .threads import ort_options
+from .warmup import warm_runner
 
 log = logging.getLogger("hybridserve.registry")
 
@@ -229,8 +230,10 @@ class Registry:
             self._check_budget(name, version, Path(files.params).stat().st_size, "needs at least")
         loop = asyncio.get_running_loop()
         try:
+            limits = load_limits(self.settings)
             runner, cost = await loop.run_in_executor(self.load_pool, lambda: memory.measured(
-                lambda: Runner.load(name, version, files, cfg, **load_limits(self.settings))))
+                lambda: Runner.load(name, version, files, cfg, **limits),
+                warm=lambda: warm_runner(limits)))
         except ServiceError:
             raise
         except MemoryError:
