@@ -80,10 +80,13 @@ async def upload(core: Core, name: str, symbol: BinaryIO, params: BinaryIO | Non
 
 
 async def upload_archive(core: Core, name: str, archive: BinaryIO, filename: str,
-                         version: str | None = None) -> dict:
+                         version: str | None = None,
+                         check: Callable[[ModelConfig], None] | None = None) -> dict:
     """An MXNet Model Server `.mar` → a new version: its model files, labels and the config
     made from its signature and handler (repository/mar.py); its handler code is never run.
-    The version is `version`, else the manifest's when it is an integer, else the next."""
+    The version is `version`, else the manifest's when it is an integer, else the next.
+    With `check` (a dropped archive for a model the store has): `check` vets the archive's
+    config (raising to refuse it) and the model's own config stays as it is."""
     def fill(staged: Path) -> tuple[ModelConfig | None, str | None]:
         upload = staged / ".upload.mar"
         copy_limited(archive, upload, core.settings.max_upload_bytes)
@@ -93,6 +96,9 @@ async def upload_archive(core: Core, name: str, archive: BinaryIO, filename: str
             upload.unlink(missing_ok=True)
         for note in got.notes:
             log.warning("upload %s from %s: %s", name, filename, note)
+        if check is not None:
+            check(got.config)
+            return None, version or got.version
         return got.config, version or got.version
 
     return await _new_version(core, name, version, fill)

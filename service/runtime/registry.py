@@ -75,6 +75,7 @@ class Registry:
         self.models: dict[str, dict[str, ModelVersion]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self.unloaded: set[str] = set()     # explicitly unloaded here
+        self.notes: dict[str, str] = {}     # model → why something for it was refused (index)
         self.initial_load_done = False      # server readiness: the startup load finished
         self.http_requests = 0              # infer requests read over HTTP, not yet answered
         self.budget = (int(settings.memory_budget) if settings.memory_budget is not None
@@ -355,6 +356,8 @@ class Registry:
 
     async def forget(self, name: str, version: str | None = None) -> None:
         """Unload and drop registry entries (before deleting files)."""
+        if version is None:
+            self.notes.pop(name, None)
         entries = self.models.get(name, {})
         for v in [version] if version is not None else list(entries):
             mv = entries.pop(v, None)
@@ -379,7 +382,7 @@ class Registry:
             for v in versions:
                 mv = entries.get(v)
                 state = mv.state.value if mv else State.UNAVAILABLE.value
-                reason = mv.reason if mv else "not loaded"
+                reason = (mv.reason if mv else "not loaded") or self.notes.get(name, "")
                 if ready_only and state != "READY":
                     continue
                 row = {"name": name, "version": v, "state": state, "reason": reason}
