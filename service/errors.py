@@ -28,6 +28,12 @@ class NotFound(ServiceError):
     status = 404
 
 
+class MethodNotAllowed(ServiceError):
+    """A path that exists, asked with a method it does not take (e.g. DELETE /v2/models/stats,
+    which the model route would otherwise read as a model name)."""
+    status = 405
+
+
 class Conflict(ServiceError):
     status = 409
 

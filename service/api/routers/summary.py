@@ -4,7 +4,6 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 
-from ...errors import BadRequest
 from ...protocol.schemas import ERRORS, ModelSummary
 from ...runtime.summary import render_text
 from ._common import core_of, json_response, require_reader, versioned
@@ -14,11 +13,11 @@ router = APIRouter(tags=["summary"], dependencies=[Depends(require_reader)])
 
 async def summary(request: Request, name: str, version: str | None = None,
                   format: str = Query("json", pattern="^(json|text)$"),
-                  batch_size: int = Query(1, ge=1, le=65536)):
+                  batch_size: int = Query(1, ge=1, le=65536, description=(
+                      "the batch the shapes and FLOPs are computed for: shape arithmetic "
+                      "only, so any size up to the maximum, also beyond the model's "
+                      "max_batch_size (which bounds what it serves)"))):
     mv = core_of(request).registry.get(name, version)
-    mbs = mv.runner.max_batch_size
-    if mbs and batch_size > mbs:
-        raise BadRequest(f"batch_size must be <= {mbs} for model '{name}'")
     s = mv.runner.summary(batch_size)
     if format == "text":
         return PlainTextResponse(render_text(s))
