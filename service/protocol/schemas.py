@@ -157,6 +157,8 @@ class ModelSummary(BaseModel):
     unique_params: int
     flops: int
     flops_complete: bool
+    # inputs whose shape is unknown (free dims, none given): what depends on them is None
+    warnings: list[str] = []
 
 
 class StatsResponse(BaseModel):

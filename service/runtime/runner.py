@@ -36,7 +36,7 @@ from .int8 import quantize_for_serving
 from .compiled import BoundOp, Engine, OrtOptions, optimised_twin, ort_twin, verification_inputs
 from .signature import (IOSpec, concrete, default_input, infer_outputs, param_vars,
                         output_names)
-from .summary import graph_table
+from .summary import graph_table, input_shapes
 from .transforms import Transforms
 
 log = logging.getLogger("hybridserve.runner")
@@ -110,7 +110,7 @@ class Runner:
         self._plain: BoundOp | None = None   # the traced graph (inspection, reference)
         self._built = False
         self._lock = threading.Lock()
-        self._summaries: dict[int, dict] = {}
+        self._summaries: dict[tuple, dict] = {}
         self.transforms = Transforms()      # image inputs, output labels (transforms.py)
 
     # -- loading -------------------------------------------------------------------------------
@@ -452,12 +452,17 @@ class Runner:
                                              **self.quantization}.items()}}
         return doc
 
-    def summary(self, batch: int = 1) -> dict:
-        if batch in self._summaries:
-            return self._summaries[batch]
-        known = {s.name: concrete(s.shape, batch, 1) for s in self.inputs if s.shape is not None}
-        t = graph_table(self.symbol, known, set(self.input_index))
+    def summary(self, batch: int = 1, shapes: dict[str, tuple[int, ...]] | None = None) -> dict:
+        """The layer table at `batch`, inputs of `shapes` where given (else the declared
+        shape; an input with free dims beyond the batch and no shape given stays unknown,
+        with a warning)."""
+        key = (batch, tuple(sorted((shapes or {}).items())))
+        if key in self._summaries:
+            return self._summaries[key]
+        known, warnings = input_shapes(self.inputs, batch, shapes or {}, self.name)
+        t = graph_table(self.symbol, {**self._param_shapes(), **known}, set(self.input_index))
         t.update({"name": self.name, "version": self.version, "batch_size": batch,
+                  "warnings": warnings,
                   "inputs": [{"name": s.name, "datatype": s.datatype,
                               "shape": list(known[s.name]) if s.name in known else None}
                              for s in self.inputs],
@@ -465,6 +470,16 @@ class Runner:
                   "signature": {"inputs": [s.public() for s in self.inputs],
                                 "outputs": [s.public() for s in self.outputs]}})
         if len(self._summaries) < 8:
-            self._summaries[batch] = t
+            self._summaries[key] = t
         return t
+
+    def _param_shapes(self) -> dict[str, tuple[int, ...]]:
+        """Parameter shapes (known whatever the inputs are: counts never depend on them)."""
+        out = {}
+        for k, p in self.block.collect_params().items():
+            try:
+                out[k] = tuple(p.data().shape)
+            except Exception:  # noqa: BLE001 - an unset parameter: inferred, if at all
+                continue
+        return out
 
