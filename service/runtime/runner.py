@@ -35,8 +35,9 @@ from ..repository.store import ModelFiles
 from .analysis import GraphFacts
 from .int8 import quantize_for_serving
 from .compiled import BoundOp, Engine, OrtOptions, optimised_twin, ort_twin, verification_inputs
-from .signature import (IOSpec, concrete, default_input, infer_outputs, looks_like_param,
+from .signature import (IOSpec, concrete, default_input, infer_outputs, param_vars,
                         output_names)
+from .summary import input_shapes
 from .transforms import Transforms
 
 log = logging.getLogger("hybridserve.runner")
@@ -112,7 +113,7 @@ class Runner:
         self._plain: BoundOp | None = None   # the traced graph (inspection, reference)
         self._built = False
         self._lock = threading.Lock()
-        self._summaries: dict[int, dict] = {}
+        self._summaries: dict[tuple, dict] = {}
         self.transforms = Transforms()      # image inputs, output labels (transforms.py)
 
     # -- loading -------------------------------------------------------------------------------
@@ -186,12 +187,14 @@ class Runner:
                                  "declared as inputs in the config")
             return names
         names = [n for n in graph_inputs if n not in params]
-        missing = [n for n in names if looks_like_param(n)]
+        missing = param_vars(sym, names, has_params)
+        hint = ("; if some of them are data, name the data inputs in the config's 'inputs'")
         if missing and not has_params:
             raise BadRequest(f"cannot load model: no params file was given, and the graph needs "
-                             f"parameters {missing}"[:1000])
+                             f"parameters {missing[:20]}{hint}"[:1000])
         if missing:
-            raise BadRequest(f"cannot load model: the params file lacks {missing}"[:1000])
+            raise BadRequest(f"cannot load model: the params file lacks {missing[:20]}{hint}"
+                             [:1000])
         if not names:
             raise BadRequest("cannot load model: the graph has no data inputs")
         return names
@@ -453,12 +456,17 @@ class Runner:
                                              **self.quantization}.items()}}
         return doc
 
-    def summary(self, batch: int = 1) -> dict:
-        if batch in self._summaries:
-            return self._summaries[batch]
-        known = {s.name: concrete(s.shape, batch, 1) for s in self.inputs if s.shape is not None}
+    def summary(self, batch: int = 1, shapes: dict[str, tuple[int, ...]] | None = None) -> dict:
+        """The layer table at `batch`, inputs of `shapes` where given (else the declared
+        shape; an input with free dims beyond the batch and no shape given stays unknown,
+        with a warning)."""
+        key = (batch, tuple(sorted((shapes or {}).items())))
+        if key in self._summaries:
+            return self._summaries[key]
+        known, warnings = input_shapes(self.inputs, batch, shapes or {}, self.name)
         t = dict(self.facts.table(known))
         t.update({"name": self.name, "version": self.version, "batch_size": batch,
+                  "warnings": warnings,
                   "inputs": [{"name": s.name, "datatype": s.datatype,
                               "shape": list(known[s.name]) if s.name in known else None}
                              for s in self.inputs],
@@ -466,6 +474,6 @@ class Runner:
                   "signature": {"inputs": [s.public() for s in self.inputs],
                                 "outputs": [s.public() for s in self.outputs]}})
         if len(self._summaries) < 8:
-            self._summaries[batch] = t
+            self._summaries[key] = t
         return t
 
