@@ -58,7 +58,7 @@ class NotFound(ServiceError):
 class MethodNotAllowed(ServiceError):
     """A path that exists, asked with a method it does not take (e.g. DELETE /v2/models/stats,
     which the model route would otherwise read as a model name)."""
-    status = 405
+    status, grpc_code = 405, "UNIMPLEMENTED"
 
 
 class Conflict(ServiceError):
