@@ -169,4 +169,12 @@ def bernoulli(prob=None, logit=None, size=None, dtype=None, device=None, out=Non
 
 
 def multinomial(n, pvals, size=None):
-    return ndarray(_onp.asarray(_gen().multinomial(n, _val(pvals), _size(size)), dtype=_onp.int64))
+    p = _onp.array(_val(pvals), dtype=_onp.float64)
+    if p.size == 0:         # MXNet: no categories, no counts (NumPy's Generator refuses)
+        sz = _size(size)
+        sz = () if sz is None else (sz,) if isinstance(sz, int) else tuple(sz)
+        return ndarray(_onp.zeros(sz + (0,), dtype=_onp.int64))
+    head = p[:-1].sum() if p.size else 0.0
+    if 1.0 < head <= 1.0 + 1e-6:      # float32 probabilities summing to 1 up to rounding
+        p[:-1] /= head
+    return ndarray(_onp.asarray(_gen().multinomial(n, p, _size(size)), dtype=_onp.int64))

@@ -250,7 +250,12 @@ def slogdet(a, x):
 
 @register("_npi_solve", inputs=("a", "b"), infer_shape=lambda a, s: [tuple(s[1])])
 def solve(a, x, y):
-    return np.linalg.solve(_f(x), _f(y))
+    """`b` of one dimension less than `a` is a stack of vectors (MXNet and NumPy 1.x; NumPy 2
+    reads only a 1-d `b` so)."""
+    x, y = _f(x), _f(y)
+    if y.ndim == x.ndim - 1 and y.ndim > 1:
+        return np.linalg.solve(x, y[..., None])[..., 0]
+    return np.linalg.solve(x, y)
 
 
 @register("_npi_cholesky", "_linalg_potrf", "linalg_potrf", attrs={"lower": Bool(True)},
