@@ -136,8 +136,12 @@ def full_like(a, fill_value, dtype=None, order="C", device=None, ctx=None, out=N
 
 
 def arange(start, stop=None, step=1, dtype=None, device=None, ctx=None):
-    """Evenly spaced values (float32 unless `dtype` says otherwise, as in MXNet)."""
+    """Evenly spaced values: float32 unless `dtype` says otherwise, as in MXNet; under
+    `npx.set_np(dtype=True)` int64 for integer bounds and step, else float64."""
     step = 1 if step is None else step
+    if dtype is None and is_np_default_dtype():
+        ints = all(is_int_scalar(v) for v in (start, stop, step) if v is not None)
+        dtype = _onp.int64 if ints else _onp.float64
     if step == 0:
         raise ZeroDivisionError("step cannot be 0")
     return invoke("_npi_arange", [], {"start": float(start),

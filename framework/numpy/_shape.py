@@ -213,12 +213,19 @@ def hsplit(ary, indices_or_sections):
     return split(ary, indices_or_sections, axis=1 if as_nd(ary).ndim > 1 else 0)
 
 
+def _need_ndim(ary, n: int, fn: str):
+    ary = as_nd(ary)
+    if ary.ndim < n:
+        raise ValueError(f"{fn} only works on arrays of {n} or more dimensions")
+    return ary
+
+
 def vsplit(ary, indices_or_sections):
-    return split(ary, indices_or_sections, axis=0)
+    return split(_need_ndim(ary, 2, "vsplit"), indices_or_sections, axis=0)
 
 
 def dsplit(ary, indices_or_sections):
-    return split(ary, indices_or_sections, axis=2)
+    return split(_need_ndim(ary, 3, "dsplit"), indices_or_sections, axis=2)
 
 
 def flip(m, axis=None, out=None):
