@@ -17,6 +17,7 @@ from . import autograd  # noqa: F401
 from . import util  # noqa: F401
 from . import contrib  # noqa: F401
 from . import image  # noqa: F401
+from . import recordio  # noqa: F401
 from . import _sym_namespaces  # noqa: F401  (mx.sym.np, mx.sym.npx)
 
 context = device = __import__("framework.device", fromlist=["device"])

@@ -1,7 +1,8 @@
 """`gluon.data.vision` datasets over their standard local files (MXNet 2's classes and layouts).
 
 MNIST / FashionMNIST read the idx files (gzip-compressed as published, or already unpacked),
-CIFAR10 / CIFAR100 the binary batches, ImageFolderDataset a folder per class. hybridserve never
+CIFAR10 / CIFAR100 the binary batches, ImageFolderDataset a folder per class,
+ImageRecordDataset a RecordIO `.rec`/`.idx` pair of image records (`mx.recordio`). hybridserve never
 downloads: a missing file is a FileNotFoundError naming it and where it was looked for.
 """
 from __future__ import annotations
@@ -13,11 +14,12 @@ import warnings
 
 import numpy as _onp
 
-from .... import image
+from .... import image, recordio
 from ....ndarray import ndarray
-from ..dataset import Dataset
+from ..dataset import Dataset, RecordFileDataset
 
-__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageFolderDataset"]
+__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageFolderDataset",
+           "ImageRecordDataset"]
 
 
 def _find(root: str, name: str, dataset: str) -> str:
@@ -168,3 +170,19 @@ class ImageFolderDataset(Dataset):
 
     def __len__(self) -> int:
         return len(self.items)
+
+
+class ImageRecordDataset(RecordFileDataset):
+    """Image records of a RecordIO file: (decoded image, header label)."""
+
+    def __init__(self, filename: str, flag: int = 1, transform=None):
+        super().__init__(filename)
+        if transform is not None:
+            raise DeprecationWarning(
+                "Directly apply transform to dataset is deprecated. Please use "
+                "dataset.transform() or dataset.transform_first() instead...")
+        self._flag = flag
+
+    def __getitem__(self, idx):
+        header, img = recordio.unpack(super().__getitem__(idx))
+        return image.imdecode(img, self._flag), header.label
