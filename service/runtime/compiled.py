@@ -20,7 +20,7 @@ from framework.gluon import SymbolBlock
 from framework.ndarray import ndarray
 from framework.symbol import var
 
-log = logging.getLogger("hybridserve.runner")
+log = logging.getLogger("hybridserve.compiled")
 BACKEND = "hybridserve"
 ORT_BACKEND = "onnxruntime"
 RTOL, ATOL = 1e-4, 1e-5            # the optimised graph must stay this close to the traced one

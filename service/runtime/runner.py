@@ -391,14 +391,15 @@ class Runner:
         return op(arrays)
 
     def _run_block(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
-        """First call goes through the block (it builds the cached op), then the fast path."""
-        if self._built:               # no fast path: the built block is safe to share
+        """First call goes through the block (it builds the cached op), then the cached op is
+        called directly."""
+        if self._built:               # no direct call: the built block is safe to share
             return self._call_block(arrays)
         with self._lock:
             if self._served is not None:
                 return self.run(arrays)
             outs = self._call_block(arrays)
-            self._plain = self._served = self._bind_fast_path(arrays, outs)
+            self._plain = self._served = self._bind_cached_op(arrays, outs)
             self._built = True
         return outs
 
@@ -406,7 +407,7 @@ class Runner:
         out = self.block(*[ndarray(a) for a in arrays])
         return [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]
 
-    def _bind_fast_path(self, arrays: list[np.ndarray], expected: list[np.ndarray]
+    def _bind_cached_op(self, arrays: list[np.ndarray], expected: list[np.ndarray]
                         ) -> BoundOp | None:
         """The block's cached op, called directly from now on, if it reproduces the block's
         output; otherwise (or if an internal API changed) None keeps the (slower) block path."""
@@ -417,16 +418,17 @@ class Runner:
                 np.array_equal(np.asarray(g), e, equal_nan=e.dtype.kind == "f")
                 for g, e in zip(got, expected))
         except Exception as e:  # noqa: BLE001
-            log.warning("cached-op fast path unavailable for %s: %r", self.name, e)
+            log.warning("direct cached-op call unavailable for %s: %r", self.name, e)
             return None
         if not ok:
-            log.warning("cached-op fast path disagrees with the block for %s; not used", self.name)
+            log.warning("direct cached-op call disagrees with the block for %s; not used",
+                        self.name)
         return bound if ok else None
 
     def run_hooked(self, arrays: list[np.ndarray], callback: Callable[[str, str, np.ndarray], None],
                    monitor_all: bool = False) -> list[np.ndarray]:
         """The traced graph (every node of the model, by its own name) in a separate loop with
-        op hooks: the warm fast path is untouched."""
+        op hooks: the warm loop that serves requests is untouched."""
         if self._plain is None:
             self.run(arrays)
         if self._plain is None or not hasattr(self._plain.op, "run_hooked"):

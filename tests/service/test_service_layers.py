@@ -3,6 +3,7 @@ layers below it (service/README.md draws them). Static: the import statements of
 at any depth (inside functions too), read with `ast` by scripts/import_graph.py."""
 from __future__ import annotations
 
+import re
 import sys
 
 from serverproc import ROOT
@@ -43,4 +44,16 @@ def test_no_import_cycle_in_service():
 def test_packages_import_only_lower_layers():
     bad = [f"{m} → {t}" for m, ts in import_graph().items() if m != "service"
            for t in ts if t != "service" and _layer(t) > _layer(m)]
+    assert bad == []
+
+
+def test_logger_names_match_modules():
+    """Every service logger is `hybridserve.<its module>`: a log line names where it came from
+    (logs.configure routes the `hybridserve` tree)."""
+    root = ROOT / "service"
+    bad = []
+    for p in root.rglob("*.py"):
+        for name in re.findall(r'getLogger\("([^"]+)"\)', p.read_text()):
+            if name != f"hybridserve.{p.stem}":
+                bad.append(f"{p.relative_to(root)}: {name}")
     assert bad == []
