@@ -33,6 +33,7 @@ from ..protocol.types import InferInput
 from ..repository.config import ModelConfig
 from ..repository.store import ModelFiles
 from .analysis import GraphFacts
+from .probe import attempt
 from .int8 import quantize_for_serving
 from .compiled import BoundOp, Engine, OrtOptions, optimised_twin, ort_twin, verification_inputs
 from .signature import (IOSpec, concrete, default_input, infer_outputs, looks_like_param,
@@ -246,7 +247,8 @@ class Runner:
         sizes = self._warm_sizes(self.config)
         checks = [verification_inputs([(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
                   for b in sizes]
-        try:
+
+        def warm() -> None:
             # builds the traced graph's cached op; on the first check input, so that its
             # outputs are the reference the twins are checked against (one forward less)
             first = [np.array(o) for o in self.run(checks[0])]
@@ -260,7 +262,9 @@ class Runner:
                 if self._served is not None:
                     self._served.reserve(arrays, buffer_sets)
             self.warm = True
-        except Exception as e:  # noqa: BLE001
+
+        _, e = attempt(warm)
+        if e is not None:
             if explicit:
                 raise BadRequest(f"model does not run at its declared input shapes: {e}"[:2000]) from None
             log.info("warm-up of %s/%s at inferred shapes skipped (first request compiles): %s",
@@ -277,9 +281,8 @@ class Runner:
         inputs at every warm-up batch size; `first`: the traced graph's outputs on the first);
         the traced graph otherwise. `self.engine` says which, and why."""
         what = f"{self.name}/{self.version}"
-        try:
-            expected = [first] + [self._plain(arrays) for arrays in checks[1:]]
-        except Exception as e:  # noqa: BLE001 - no reference on this input: keep the traced graph
+        expected, e = attempt(lambda: [first] + [self._plain(arrays) for arrays in checks[1:]])
+        if e is not None:       # no reference on this input: keep the traced graph
             log.info("%s: no optimisation (the traced graph fails on the check input: %r)", what, e)
             self.engine = Engine(reason=self._asked(engine, "the NumPy graph fails on the "
                                                     f"check input: {e!r}"[:500]))
@@ -325,9 +328,8 @@ class Runner:
 
     def _build_blind(self) -> None:
         """No shapes to warm with: still compile the plan so broken graphs fail at load."""
-        try:
-            Plan(self.symbol, self.symbol.list_inputs())
-        except Exception as e:  # noqa: BLE001
+        _, e = attempt(Plan, self.symbol, self.symbol.list_inputs())
+        if e is not None:
             raise BadRequest(f"cannot compile model graph: {e}"[:2000]) from None
 
     def _estimate_flops(self) -> int | None:
@@ -411,15 +413,18 @@ class Runner:
                         ) -> BoundOp | None:
         """The block's cached op, called directly from now on, if it reproduces the block's
         output; otherwise (or if an internal API changed) None keeps the (slower) block path."""
-        try:
+        def check() -> tuple[BoundOp, bool]:
             bound = BoundOp.of(self.block)
             got = bound(arrays)
-            ok = len(got) == len(expected) and all(
+            return bound, len(got) == len(expected) and all(
                 np.array_equal(np.asarray(g), e, equal_nan=e.dtype.kind == "f")
                 for g, e in zip(got, expected))
-        except Exception as e:  # noqa: BLE001
+
+        res, e = attempt(check)
+        if e is not None:
             log.warning("direct cached-op call unavailable for %s: %r", self.name, e)
             return None
+        bound, ok = res
         if not ok:
             log.warning("direct cached-op call disagrees with the block for %s; not used",
                         self.name)
