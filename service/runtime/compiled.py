@@ -20,7 +20,9 @@ from framework.gluon import SymbolBlock
 from framework.ndarray import ndarray
 from framework.symbol import var
 
-log = logging.getLogger("hybridserve.runner")
+from .probe import attempt
+
+log = logging.getLogger("hybridserve.compiled")
 BACKEND = "hybridserve"
 ORT_BACKEND = "onnxruntime"
 RTOL, ATOL = 1e-4, 1e-5            # the optimised graph must stay this close to the traced one
@@ -130,21 +132,30 @@ def optimised_twin(block, data_names: list[str], checks: list[list[np.ndarray]],
     """`block`'s graph through `optimize_for(backend="hybridserve")` (example: the first check
     input), if its outputs on every input of `checks` match `expected` (the traced graph's)
     within RTOL/ATOL; None, logged, otherwise."""
-    try:
-        syms = _typed_vars(data_names, checks[0])
-        twin = SymbolBlock(block(*syms), syms, params=block.collect_params())
-        twin.optimize_for(*[ndarray(a) for a in checks[0]], backend=BACKEND, static_alloc=True,
-                          static_shape=True)
-        bound = BoundOp.of(twin)
-        got = [bound(arrays) for arrays in checks]
-    except Exception as e:  # noqa: BLE001 - a pass that cannot handle this graph: serve it as traced
+    def build():
+        bound = _twin(block, data_names, checks[0], BACKEND)
+        return bound, [bound(arrays) for arrays in checks]
+
+    res, e = attempt(build)
+    if e is not None:       # a pass that cannot handle this graph: serve it as traced
         log.warning("graph optimisation failed for %s, serving the traced graph: %r", what, e)
         return None
+    bound, got = res
     if not all(outputs_match(g, e, RTOL, ATOL) for g, e in zip(got, expected)):
         log.warning("optimised graph of %s differs from the traced graph beyond rtol %g / atol "
                     "%g; serving the traced graph", what, RTOL, ATOL)
         return None
     return bound
+
+
+def _twin(block, data_names: list[str], example: list[np.ndarray], backend: str,
+          **opts) -> BoundOp:
+    """`block`'s graph through `optimize_for(backend)`, specialised on `example`."""
+    syms = _typed_vars(data_names, example)
+    twin = SymbolBlock(block(*syms), syms, params=block.collect_params())
+    twin.optimize_for(*[ndarray(a) for a in example], backend=backend, static_alloc=True,
+                      static_shape=True, **opts)
+    return BoundOp.of(twin)
 
 
 def _typed_vars(names: list[str], arrays: list[np.ndarray]) -> list:
@@ -188,18 +199,17 @@ def ort_twin(block, data_names: list[str], checks: list[list[np.ndarray]],
     """`block`'s graph through `optimize_for(backend="onnxruntime")` and its Engine, if at
     least one region lowers and its outputs on every input of `checks` stay within the bound
     of `expected`; otherwise `(None, why not)`, logged."""
-    try:
-        syms = _typed_vars(data_names, checks[0])
-        twin = SymbolBlock(block(*syms), syms, params=block.collect_params())
-        twin.optimize_for(*[ndarray(a) for a in checks[0]], backend=ORT_BACKEND,
-                          static_alloc=True, static_shape=True, **opts.backend_opts())
-        bound = BoundOp.of(twin)
+    def build():
+        bound = _twin(block, data_names, checks[0], ORT_BACKEND, **opts.backend_opts())
         regions = [n for n in bound.op.symbol.topo() if n.op is not None and n.op.runs_subgraph]
-        if not regions:
-            return _refuse(what, "no node of the graph lowers to ONNX")
-        got = [bound(arrays) for arrays in checks]
-    except Exception as e:  # noqa: BLE001 - missing package, lowering or session failure
+        return bound, regions, [bound(arrays) for arrays in checks] if regions else []
+
+    res, e = attempt(build)
+    if e is not None:       # missing package, lowering or session failure
         return _refuse(what, f"{type(e).__name__}: {e}"[:500])
+    bound, regions, got = res
+    if not regions:
+        return _refuse(what, "no node of the graph lowers to ONNX")
     limit = INT8_ORT_BOUND if is_quantized(block_symbol(block)) else ORT_BOUND
     for g, e in zip(got, expected):
         why = within_bound(g, e, limit)

@@ -19,7 +19,7 @@ from ..repository.config import QuantizeConfig
 from ..repository.store import ModelFiles
 from .transforms import beside
 
-log = logging.getLogger("hybridserve.runner")
+log = logging.getLogger("hybridserve.int8")
 CALIB_BATCH = 8
 MAX_CALIB_BYTES = 512 << 20
 

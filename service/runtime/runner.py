@@ -33,6 +33,7 @@ from ..protocol.types import InferInput
 from ..repository.config import ModelConfig
 from ..repository.store import ModelFiles
 from .analysis import GraphFacts
+from .probe import attempt
 from .int8 import quantize_for_serving
 from .compiled import BoundOp, Engine, OrtOptions, optimised_twin, ort_twin, verification_inputs
 from .signature import (IOSpec, concrete, default_input, infer_outputs, param_vars,
@@ -249,7 +250,8 @@ class Runner:
         sizes = self._warm_sizes(self.config)
         checks = [verification_inputs([(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
                   for b in sizes]
-        try:
+
+        def warm() -> None:
             # builds the traced graph's cached op; on the first check input, so that its
             # outputs are the reference the twins are checked against (one forward less)
             first = [np.array(o) for o in self.run(checks[0])]
@@ -263,7 +265,9 @@ class Runner:
                 if self._served is not None:
                     self._served.reserve(arrays, buffer_sets)
             self.warm = True
-        except Exception as e:  # noqa: BLE001
+
+        _, e = attempt(warm)
+        if e is not None:
             if explicit:
                 raise BadRequest(f"model does not run at its declared input shapes: {e}"[:2000]) from None
             log.info("warm-up of %s/%s at inferred shapes skipped (first request compiles): %s",
@@ -280,9 +284,8 @@ class Runner:
         inputs at every warm-up batch size; `first`: the traced graph's outputs on the first);
         the traced graph otherwise. `self.engine` says which, and why."""
         what = f"{self.name}/{self.version}"
-        try:
-            expected = [first] + [self._plain(arrays) for arrays in checks[1:]]
-        except Exception as e:  # noqa: BLE001 - no reference on this input: keep the traced graph
+        expected, e = attempt(lambda: [first] + [self._plain(arrays) for arrays in checks[1:]])
+        if e is not None:       # no reference on this input: keep the traced graph
             log.info("%s: no optimisation (the traced graph fails on the check input: %r)", what, e)
             self.engine = Engine(reason=self._asked(engine, "the NumPy graph fails on the "
                                                     f"check input: {e!r}"[:500]))
@@ -328,9 +331,8 @@ class Runner:
 
     def _build_blind(self) -> None:
         """No shapes to warm with: still compile the plan so broken graphs fail at load."""
-        try:
-            Plan(self.symbol, self.symbol.list_inputs())
-        except Exception as e:  # noqa: BLE001
+        _, e = attempt(Plan, self.symbol, self.symbol.list_inputs())
+        if e is not None:
             raise BadRequest(f"cannot compile model graph: {e}"[:2000]) from None
 
     def _estimate_flops(self) -> int | None:
@@ -394,14 +396,15 @@ class Runner:
         return op(arrays)
 
     def _run_block(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
-        """First call goes through the block (it builds the cached op), then the fast path."""
-        if self._built:               # no fast path: the built block is safe to share
+        """First call goes through the block (it builds the cached op), then the cached op is
+        called directly."""
+        if self._built:               # no direct call: the built block is safe to share
             return self._call_block(arrays)
         with self._lock:
             if self._served is not None:
                 return self.run(arrays)
             outs = self._call_block(arrays)
-            self._plain = self._served = self._bind_fast_path(arrays, outs)
+            self._plain = self._served = self._bind_cached_op(arrays, outs)
             self._built = True
         return outs
 
@@ -409,27 +412,31 @@ class Runner:
         out = self.block(*[ndarray(a) for a in arrays])
         return [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]
 
-    def _bind_fast_path(self, arrays: list[np.ndarray], expected: list[np.ndarray]
+    def _bind_cached_op(self, arrays: list[np.ndarray], expected: list[np.ndarray]
                         ) -> BoundOp | None:
         """The block's cached op, called directly from now on, if it reproduces the block's
         output; otherwise (or if an internal API changed) None keeps the (slower) block path."""
-        try:
+        def check() -> tuple[BoundOp, bool]:
             bound = BoundOp.of(self.block)
             got = bound(arrays)
-            ok = len(got) == len(expected) and all(
+            return bound, len(got) == len(expected) and all(
                 np.array_equal(np.asarray(g), e, equal_nan=e.dtype.kind == "f")
                 for g, e in zip(got, expected))
-        except Exception as e:  # noqa: BLE001
-            log.warning("cached-op fast path unavailable for %s: %r", self.name, e)
+
+        res, e = attempt(check)
+        if e is not None:
+            log.warning("direct cached-op call unavailable for %s: %r", self.name, e)
             return None
+        bound, ok = res
         if not ok:
-            log.warning("cached-op fast path disagrees with the block for %s; not used", self.name)
+            log.warning("direct cached-op call disagrees with the block for %s; not used",
+                        self.name)
         return bound if ok else None
 
     def run_hooked(self, arrays: list[np.ndarray], callback: Callable[[str, str, np.ndarray], None],
                    monitor_all: bool = False) -> list[np.ndarray]:
         """The traced graph (every node of the model, by its own name) in a separate loop with
-        op hooks: the warm fast path is untouched."""
+        op hooks: the warm loop that serves requests is untouched."""
         if self._plain is None:
             self.run(arrays)
         if self._plain is None or not hasattr(self._plain.op, "run_hooked"):
