@@ -15,7 +15,6 @@ garbage collection and glibc's `malloc_trim(0)` (through ctypes, where the platf
 from __future__ import annotations
 
 import gc
-import os
 import threading
 import types
 from pathlib import Path
@@ -23,20 +22,10 @@ from typing import Callable, TypeVar
 
 import numpy as np
 
-from framework._heap import trim_heap
+from framework._heap import rss_bytes, trim_heap
 
 T = TypeVar("T")
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _measure_lock = threading.Lock()
-
-
-def rss_bytes() -> int:
-    """This process's resident memory now (0 where /proc is missing)."""
-    try:
-        with open("/proc/self/statm", "rb") as f:
-            return int(f.read().split()[1]) * _PAGE
-    except (OSError, ValueError, IndexError):
-        return 0
 
 
 def trim() -> None:
