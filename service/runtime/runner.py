@@ -139,7 +139,7 @@ class Runner:
             block = SymbolBlock.from_graph(sym, data_names,
                                            params if files.params is not None else None,
                                            ignore_extra=True)
-            block.hybridize(static_alloc=True, static_shape=True)
+            block.hybridize(static_alloc=True, static_shape=True, backend="numpy")
         except (MXNetError, ValueError, KeyError, AssertionError, TypeError) as e:
             raise _load_error("building the block", e) from None
         quantization: dict = {}

@@ -87,7 +87,7 @@ def _num_inputs(network, available: int) -> int:
 def _trace(network, shapes: list[tuple]) -> int:
     """Hybridize and run the network once on zeros; returns the number of data inputs."""
     n = _num_inputs(network, len(shapes))
-    network.hybridize()
+    network.hybridize(backend="numpy")     # traced for its graph only
     network(*[ndarray(np.zeros(s, np.float32)) for s in shapes[:n]])
     return n
 
