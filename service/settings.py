@@ -69,6 +69,10 @@ class Settings(BaseSettings):
     # whether idle ORT threads spin for work (lower latency for a lone request, but each
     # spinning session burns a core between requests)
     ort_spinning: bool = False
+    # sessions each ONNX Runtime region keeps, one per input shape requests bring (all dims but
+    # the batch: a model without a config is served at the speed of one whose config fixes its
+    # shapes); a full cache of busy shapes runs other shapes on NumPy (docs/engines.md)
+    ort_shape_cache: int = Field(default=4, ge=1, le=64)
     # CPython's GIL hand-over interval (default 5 ms): an inference thread that re-takes the
     # GIL after each NumPy kernel would otherwise wait behind the busy event loop every time
     gil_switch_interval_s: float = 0.0002

@@ -89,6 +89,14 @@ class ShapeCache(Generic[V]):
                 e.uses //= 2
             self._asked = {k: n // 2 for k, n in self._asked.items() if n > 1}
 
+    def reset_counts(self) -> None:
+        """Forget how often each shape was used (e.g. by a warm-up: calls that say nothing
+        about the shapes real traffic brings); the recency order stays."""
+        with self._lock:
+            for e in self._entries.values():
+                e.uses = 0
+            self._asked.clear()
+
     def keys(self) -> list[Hashable]:
         """Cached keys, least recently used first."""
         return list(self._entries)

@@ -38,10 +38,11 @@ class OrtOptions:
     providers: tuple[str, ...] | None = None
     intra_op_threads: int = 1
     spinning: bool = False
+    shape_cache: int = 4            # sessions per region, one per input shape (specialize.py)
 
     def backend_opts(self) -> dict:
         return {"providers": self.providers, "intra_op_threads": self.intra_op_threads,
-                "spinning": self.spinning}
+                "spinning": self.spinning, "shape_cache": self.shape_cache}
 
 
 @dataclass(frozen=True)
