@@ -148,7 +148,7 @@ class OrtSubgraph:
         self.dynamic = dynamic
         first, nbytes = self._build(self._shapes)
         self.dynamic = dynamic and first.batch_free
-        shapes = [self._shapes[names[k]] for k in self._data]
+        shapes = [tuple(self._shapes[names[k]]) for k in self._data]
         self.cache.put(self._key_of(first, *self._keys(shapes)), first, nbytes)
         self._providers = first.providers
         self._single = len(symbol.outputs) == 1
@@ -190,10 +190,9 @@ class OrtSubgraph:
         trim_heap()
         return sess, max(0, rss_bytes() - before)
 
-    def _keys(self, shapes: list) -> tuple[tuple | None, tuple]:
-        """The cache keys of the data inputs' shapes: (without the batch axis, or None when
-        the region is not batch-polymorphic; the whole shapes)."""
-        shapes = [tuple(s) for s in shapes]
+    def _keys(self, shapes) -> tuple[tuple | None, tuple]:
+        """The cache keys of the data inputs' shapes (tuples): (without the batch axis, or
+        None when the region is not batch-polymorphic; the whole shapes)."""
         return (tuple(s[1:] for s in shapes) if self.dynamic else None), ("static", *shapes)
 
     def _key_of(self, sess: "_Session", free: tuple | None, full: tuple) -> tuple:
@@ -201,8 +200,15 @@ class OrtSubgraph:
 
     def _specialized(self, inputs: Sequence[np.ndarray]):
         """The session for the shapes of `inputs` (built now if admitted), or None."""
-        free, full = self._keys([inputs[k].shape for k in self._data])
-        cache = self.cache
+        cache, data = self.cache, self._data
+        if len(data) == 1:                  # the common case, without building lists
+            shape = inputs[data[0]].shape
+            free = (shape[1:],) if self.dynamic else None
+            if free is not None:
+                sess = cache.get(free)
+                if sess is not None:
+                    return None if sess is _REFUSED else sess
+        free, full = self._keys([inputs[k].shape for k in data])   # ndarray shapes: tuples
         sess = (free is not None and cache.get(free)) or cache.get(full)
         if sess is None and cache.admit(free or full) and self._build_lock.acquire(blocking=False):
             try:      # another thread is building: this call runs on NumPy meanwhile
