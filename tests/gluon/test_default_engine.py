@@ -163,3 +163,13 @@ def test_session_threads_follow_omp_num_threads_and_the_framework_setting(monkey
     assert SessionConfig(intra_op_threads=2).threads() == 2
     monkeypatch.delenv("OMP_NUM_THREADS")
     assert SessionConfig().threads() == usable_cores()
+
+
+def test_a_symbolblock_runs_its_cached_op_on_the_default_engine(default_engine):
+    """A SymbolBlock always runs its cached op (as in MXNet), hybridized or not."""
+    sym, _, inputs, expected = load_fixture("mxnet-1.9.1", "mini_resnet_v1")
+    d = FIXTURES / "mxnet-1.9.1"
+    blk = SymbolBlock.imports(str(d / "mini_resnet_v1-symbol.json"), ["data"],
+                              str(d / "mini_resnet_v1-0000.params"))
+    _within_bound(blk(mx.np.array(inputs["data"])).asnumpy(), expected[0])
+    assert OP in _served_ops(blk)

@@ -124,6 +124,7 @@ def _collect(fused: Symbol, params: dict, inputs: list[str], want: dict, data, l
     if ops:
         ins = [var(n, dtype="float32") for n in inputs]
         block = SymbolBlock(Group([Symbol([e]) for _, e in ops]), ins)
+        block.hybridize(backend="numpy")    # calibration reads the reference kernels' values
         used = set(block.collect_params())
         block.load_dict({k: v for k, v in params.items() if k in used}, cast_dtype=True,
                         dtype_source="saved")
