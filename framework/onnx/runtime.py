@@ -33,6 +33,7 @@ from ..symbol.infer import infer_dtypes, infer_shapes
 from .build import lower_symbol
 from .deps import require
 from .specialize import ShapeCache, default_capacity
+from .verify import differs
 
 FEATURE = "optimize_for(backend='onnxruntime')"
 
@@ -50,12 +51,16 @@ class SessionConfig:
     then CPU), intra-op threads per session (0: what the user set — see `default_threads`; a
     server running one forward per core sets 1), whether those threads spin between ops (ORT's
     default: lower latency, but an idle spinning pool burns CPU), and how many shape
-    specializations each region keeps (0: `HYBRIDSERVE_ORT_SHAPE_CACHE`, else 4)."""
+    specializations each region keeps (0: `HYBRIDSERVE_ORT_SHAPE_CACHE`, else 4) and whether a
+    session built for new shapes is first checked against the NumPy kernels on the inputs that
+    asked for it (`verify_bound` > 0: within max|Δ| ≤ bound·max(1, max|ref|), else those shapes
+    run on NumPy)."""
     providers: tuple[str, ...] | None = None
     intra_op_threads: int = 0
     spinning: bool = True
     optimization: str = "all"          # 'disable' | 'basic' | 'extended' | 'all'
     shape_cache: int = 0
+    verify_bound: float = 0.0
 
     def provider_list(self, ort) -> list[str]:
         if self.providers:
@@ -222,20 +227,33 @@ class OrtSubgraph:
         named = {self._names[k]: tuple(inputs[k].shape) for k in self._data}
         try:
             sess, nbytes = self._build(named)
+            why = self._disagreement(sess, inputs) if self.config.verify_bound > 0 else None
         except Exception as e:  # noqa: BLE001 - lowering or ORT refuses these shapes
+            why = f"{type(e).__name__}: {e}"
+        if why is not None:
             warnings.warn(f"subgraph node '{self.name}': no onnxruntime session for input "
-                          f"shapes {list(named.values())} ({e}); they run on NumPy", stacklevel=5)
-            self.cache.put(full, _REFUSED)
+                          f"shapes {list(named.values())} ({why}); they run on NumPy",
+                          stacklevel=5)
+            self.cache.put(free or full, _REFUSED)     # at any batch size
             return _REFUSED
         self.cache.put(self._key_of(sess, free, full), sess, nbytes)
         return sess
 
-    def _fallback(self, inputs: Sequence[np.ndarray]):
-        self.fallback_calls += 1
+    def _disagreement(self, sess: "_Session", inputs: Sequence[np.ndarray]) -> str | None:
+        got = sess.run(None, {name: inputs[k] for name, k in sess.feed})
+        want = self._numpy_plan().run(list(inputs))
+        why = differs(got, want, self.config.verify_bound)
+        return None if why is None else f"outputs differ from the NumPy kernels: {why}"
+
+    def _numpy_plan(self) -> Plan:
         plan = self._numpy
         if plan is None:
             plan = self._numpy = Plan(self.symbol, self._names)
-        outs = plan.run(list(inputs))
+        return plan
+
+    def _fallback(self, inputs: Sequence[np.ndarray]):
+        self.fallback_calls += 1
+        outs = self._numpy_plan().run(list(inputs))
         return outs[0] if self._single else tuple(outs)
 
     # -- running --------------------------------------------------------------------------------

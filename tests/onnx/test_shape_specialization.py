@@ -128,3 +128,45 @@ def test_shapes_onnxruntime_refuses_run_on_numpy_without_retrying(monkeypatch):
         _within_bound(blk(y).asnumpy(), ref(y).asnumpy())
     _within_bound(blk(y).asnumpy(), ref(y).asnumpy())
     assert len(calls) == 1 and engine.fallback_calls == 2
+
+
+def test_with_verification_a_session_that_disagrees_with_numpy_is_not_used(monkeypatch):
+    blk, ref, engine = _resnet(verify_bound=1e-4)
+    real = engine._build
+
+    def off_by_one(shapes):
+        sess, nbytes = real(shapes)
+        run = sess.run
+        sess.run = lambda names, feed: [o + 1 for o in run(names, feed)]
+        return sess, nbytes
+    good = _x(1, 3, 24, 24)
+    _within_bound(blk(good).asnumpy(), ref(good).asnumpy())     # verified, kept
+    assert ((3, 24, 24),) in engine.cache.keys() and engine.fallback_calls == 0
+    monkeypatch.setattr(engine, "_build", off_by_one)
+    y = _x(2, 3, 20, 20, seed=1)
+    with pytest.warns(UserWarning, match="differ from the NumPy kernels"):
+        _within_bound(blk(y).asnumpy(), ref(y).asnumpy())
+    _within_bound(blk(y[:1]).asnumpy(), ref(y[:1]).asnumpy())    # no new attempt at batch 1
+    assert ((3, 20, 20),) in engine.cache.keys() and engine.fallback_calls == 2
+
+
+def test_threads_bringing_new_shapes_at_once_all_get_right_answers():
+    import threading
+    blk, ref, engine = _resnet()
+    xs = [_x(b, 3, s, s, seed=k) for k, (b, s) in enumerate([(1, 20), (2, 24), (1, 28), (3, 20)])]
+    want = [ref(x).asnumpy() for x in xs]
+    errors: list = []
+
+    def work(k):
+        try:
+            for _ in range(3):
+                _within_bound(blk(xs[k]).asnumpy(), want[k])
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(xs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(engine.cache) <= engine.cache.capacity
