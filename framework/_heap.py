@@ -1,5 +1,6 @@
 """Hand the C heap's free pages back to the OS (glibc's `malloc_trim`; a no-op elsewhere), and
-read how many bytes it has handed out (glibc's `mallinfo2`; None elsewhere).
+read how many bytes it has handed out (glibc's `mallinfo2`; None elsewhere) and the resident
+memory they show in.
 
 Large models leave big freed blocks in the allocator after lowering, verification or an unload;
 glibc keeps them resident until asked. Looked up once: not every libc has it (musl, macOS).
@@ -8,7 +9,10 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 from typing import Callable
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 class _MallInfo2(ctypes.Structure):
@@ -43,3 +47,12 @@ def heap_in_use() -> int | None:
         return None
     m = _mallinfo2()
     return m.uordblks + m.hblkhd
+
+
+def rss_bytes() -> int:
+    """This process's resident memory now (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0

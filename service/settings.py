@@ -90,6 +90,11 @@ class Settings(BaseSettings):
     # spinning session burns a core between requests)
     ort_spinning: bool = Field(False, description=
         "let ONNX Runtime's intra-op threads spin between tasks")
+    # sessions each ONNX Runtime region keeps, one per input shape requests bring (all dims but
+    # the batch: a model without a config is served at the speed of one whose config fixes its
+    # shapes); a full cache of busy shapes runs other shapes on NumPy (docs/engines.md)
+    ort_shape_cache: int = Field(default=4, ge=1, le=64, description=
+        "ONNX Runtime sessions kept per region, one per input shape (batch dim excepted)")
     # CPython's GIL hand-over interval (default 5 ms): an inference thread that re-takes the
     # GIL after each NumPy kernel would otherwise wait behind the busy event loop every time
     gil_switch_interval_s: float = Field(0.0002, description=

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import gc
 import logging
-import os
 import threading
 import types
 from pathlib import Path
@@ -30,22 +29,12 @@ from typing import Callable, TypeVar
 
 import numpy as np
 
-from framework._heap import heap_in_use, trim_heap
+from framework._heap import heap_in_use, rss_bytes, trim_heap
 
 T = TypeVar("T")
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _measure_lock = threading.Lock()
 _warmed = False         # the process-wide warm-up ran (once, before the first measurement)
 _keep: list = []        # what it loaded: kept, so what it initialised stays initialised
-
-
-def rss_bytes() -> int:
-    """This process's resident memory now (0 where /proc is missing)."""
-    try:
-        with open("/proc/self/statm", "rb") as f:
-            return int(f.read().split()[1]) * _PAGE
-    except (OSError, ValueError, IndexError):
-        return 0
 
 
 def trim() -> None:

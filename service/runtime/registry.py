@@ -53,7 +53,14 @@ class ModelVersion:
     ident: tuple | None = None          # the version directory's identity when loaded
     inflight: int = 0                   # unbatched requests admitted and not yet finished
     excluded: bool = False              # on disk, outside the version policy: not served
-    memory: int = 0                     # bytes its runner holds (measured at load)
+    load_memory: int = 0                # bytes its runner held when loaded (measured)
+
+    @property
+    def memory(self) -> int:
+        """Bytes its runner holds: measured at load, plus the onnxruntime sessions built
+        since for new input shapes (bounded by the shape cache)."""
+        r = self.runner
+        return self.load_memory + (r.specialized_bytes() if r is not None else 0)
 
 
 def load_limits(s: Settings) -> dict:
@@ -90,7 +97,7 @@ class Registry:
         metrics.memory_held.set_function(self.memory_held)
 
     def memory_held(self) -> int:
-        return sum(list(self._costs.values()))
+        return sum(cost + r.specialized_bytes() for r, cost in list(self._costs.items()))
 
     def _check_budget(self, name: str, version: str, cost: int, what: str) -> None:
         held = self.memory_held()
@@ -291,8 +298,8 @@ class Registry:
         old = entries.get(version)
         mv = ModelVersion(name, version, State.READY, runner=runner,
                           stats=ModelStats(name, version), ident=ident,
-                          memory=self._costs.get(runner, 0))
-        self.metrics.model_memory.labels(name, version).set(mv.memory)
+                          load_memory=self._costs.get(runner, 0))
+        self.metrics.model_memory.labels(name, version).set_function(lambda: mv.memory)
         mv.batcher = self._make_batcher(mv)
         entries[version] = mv
         self.metrics.load_time.labels(name).observe(runner.load_seconds)
@@ -337,7 +344,7 @@ class Registry:
         if mv.batcher is not None:
             await mv.batcher.stop()
         mv.runner = mv.batcher = mv.stats = None
-        mv.memory = 0
+        mv.load_memory = 0
         mv.state = State.UNAVAILABLE
         self.metrics.forget(mv.name, mv.version)
         await asyncio.get_running_loop().run_in_executor(self.load_pool, memory.trim)

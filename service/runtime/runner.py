@@ -106,10 +106,9 @@ class Runner:
         self.optimised = False              # requests run the NumPy optimize_for twin
         self.engine = Engine()              # what requests run, and why
         self.quantization: dict = {}        # INT8 serving: agreement with float32 (int8.py)
-        # the non-batch input dims the onnxruntime twin was built for, where requests may bring
-        # others (free dims beyond the batch; an inferred FullyConnected input takes any shape
-        # with its row size): those requests run the traced NumPy graph
-        self._fixed: tuple[tuple[int, ...], ...] | None = None
+        # the onnxruntime regions' session memory when the load was measured: sessions built
+        # later for new input shapes are added to the model's memory figure
+        self._sessions_at_load = 0
         self._served: BoundOp | None = None  # what requests run, once built
         self._plain: BoundOp | None = None   # the traced graph (inspection, reference)
         self._built = False
@@ -143,7 +142,7 @@ class Runner:
             block = SymbolBlock.from_graph(sym, data_names,
                                            params if files.params is not None else None,
                                            ignore_extra=True)
-            block.hybridize(static_alloc=True, static_shape=True)
+            block.hybridize(static_alloc=True, static_shape=True, backend="numpy")
         except (MXNetError, ValueError, KeyError, AssertionError, TypeError) as e:
             raise _load_error("building the block", e) from None
         quantization: dict = {}
@@ -169,6 +168,7 @@ class Runner:
         r._warm_up(explicit=bool(cfg.inputs), optimize=optimize, buffer_sets=buffer_sets,
                    progress=say, engine=engine, ort=ort or OrtOptions())
         r.flops_per_item = r._estimate_flops()
+        r.mark_measured()
         r.load_seconds = time.perf_counter() - t0
         return r
 
@@ -307,10 +307,9 @@ class Runner:
             self._adopt(twin, self.engine)
 
     def _adopt(self, twin: BoundOp, engine: Engine) -> None:
+        # requests of other shapes than the warm-up's (free dims beyond the batch: a model
+        # uploaded without a config) get sessions specialized on them (framework/onnx/runtime.py)
         self._served, self.engine = twin, engine
-        if engine.name == "onnxruntime" and any(s.flatten_units or -1 in s.shape[1:]
-                                                for s in self.inputs):
-            self._fixed = tuple(concrete(s.shape, 1, 1)[1:] for s in self.inputs)
         if engine.name == "onnxruntime":
             log.info("%s/%s serves on onnxruntime (%s; %d of %d nodes in its regions)",
                      self.name, self.version, ",".join(engine.providers), engine.onnx_nodes,
@@ -391,9 +390,29 @@ class Runner:
         op = self._served
         if op is None:
             return self._run_block(arrays)
-        if self._fixed is not None and any(a.shape[1:] != f for a, f in zip(arrays, self._fixed)):
-            return self._plain(arrays)
         return op(arrays)
+
+    def _regions(self) -> list:
+        """The onnxruntime engines of the served graph's regions."""
+        if self.engine.name != "onnxruntime" or self._served is None:
+            return []
+        return [n.parsed["runner"] for n in self._served.op.symbol.topo()
+                if n.op is not None and n.op.runs_subgraph]
+
+    def specialized_bytes(self) -> int:
+        """Memory taken since load by sessions specialized on new input shapes (measured as
+        each was built; evicted ones no longer count), beyond the figure measured at load."""
+        held = sum(e.session_bytes() for e in self._regions())
+        return max(0, held - self._sessions_at_load)
+
+    def mark_measured(self) -> None:
+        """End of load: the memory figure measured across it covers the sessions so far, and
+        the warm-up's calls (at made-up sizes where the config leaves dims free) do not make
+        its shapes hot: the first shapes real requests bring may take their places."""
+        regions = self._regions()
+        self._sessions_at_load = sum(e.session_bytes() for e in regions)
+        for e in regions:
+            e.cache.reset_counts()
 
     def _run_block(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         """First call goes through the block (it builds the cached op), then the cached op is
