@@ -84,6 +84,10 @@ class Settings(BaseSettings):
 
     # limits (client input is hostile until shown otherwise)
     max_body_bytes: int = 64 * MiB
+    # a JSON infer body of 256 KiB or more is read for its headers before it is parsed (in a
+    # thread): the JSON outside its inputs' `data` arrays (names, shapes, parameters, outputs)
+    # may hold at most this many bytes, and it is checked against the model first
+    max_json_header_bytes: int = 1 * MiB
     max_upload_bytes: int = 1024 * MiB
     max_tensor_elements: int = 64 * 1024 * 1024
     max_graph_nodes: int = 100_000
@@ -98,8 +102,20 @@ class Settings(BaseSettings):
     # more than this many bytes of activations at batch 1, is refused at load
     max_activation_bytes: int = 4096 * MiB
     inference_timeout_s: float = 60.0
+    # slow clients (api/connguard.py): a request's header must be complete this long after
+    # the connection opens (or after its first byte on a kept-alive connection); a body may
+    # pause this long between two reads; an idle kept-alive connection is closed after
+    # keepalive_timeout_s. Each 0: never. Beyond max_connections open connections, a new one
+    # closes the one idle (or sending its header) the longest, else it is refused (503)
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
+    keepalive_timeout_s: float = 5.0
+    max_connections: int = 1000
     inspect_max_records: int = 10_000
     inspect_max_values: int = 100_000   # hard cap per tensor when include_values is set
+    # an inspection whose response would be larger (estimated from each record's value count
+    # before it is built) is refused with 400 naming `filter` and `max_values`
+    inspect_max_response_bytes: int = 64 * MiB
 
     # access control: when set, management/upload/delete/inspect need "Bearer <token>"
     auth_token: Optional[SecretStr] = None

@@ -51,6 +51,8 @@ HELP: dict[str, str] = {
     "default_batch_delay_us": "queue delay of a batched model without one declared",
     "default_max_queue_size": "waiting requests per model before 503",
     "max_body_bytes": "largest request body (413 beyond)",
+    "max_json_header_bytes": "largest JSON outside the inputs' data arrays of a large infer "
+                             "body (400 beyond, before the body is parsed)",
     "max_upload_bytes": "largest upload or load-with-files body (413 beyond)",
     "max_tensor_elements": "largest input tensor, in elements (400 beyond)",
     "max_graph_nodes": "largest graph accepted, in nodes",
@@ -62,8 +64,17 @@ HELP: dict[str, str] = {
     "max_activation_bytes": "refuse a model whose activations at its largest warm-up batch "
                             "exceed this",
     "inference_timeout_s": "seconds before a request is answered 504",
+    "header_timeout_s": "seconds a request's header may take to arrive (408 and close; 0: "
+                        "no limit)",
+    "body_timeout_s": "seconds a request body may pause between two reads (408 and close; 0: "
+                      "no limit)",
+    "keepalive_timeout_s": "seconds an idle kept-alive connection stays open",
+    "max_connections": "open connections per worker; beyond, the longest-idle one is closed "
+                       "(0: no cap)",
     "inspect_max_records": "most records one inspection returns",
     "inspect_max_values": "most values per tensor an inspection returns",
+    "inspect_max_response_bytes": "largest inspection response, estimated before it is built "
+                                  "(400 beyond: narrow with filter or max_values)",
     "auth_token": "bearer token for management (prefer HYBRIDSERVE_AUTH_TOKEN: flags show "
                   "in ps)",
     "auth_inference": "also require the token for inference and metadata",

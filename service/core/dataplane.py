@@ -232,7 +232,7 @@ class Core:
         try:
             return await self._bounded(self._submit(
                 mv, inspect_model, mv.runner, arrays, req.parameters,
-                s.inspect_max_records, s.inspect_max_values))
+                s.inspect_max_records, s.inspect_max_values, s.inspect_max_response_bytes))
         except Exception as e:
             err = self._client_error(e)
             if err is not None and err is not e:
