@@ -68,8 +68,11 @@ def _value_bytes(a: np.ndarray, n: int) -> int:
     if a.dtype.kind in "OSU":
         return sum((len(v) if isinstance(v, (bytes, str)) else 24) + 4
                    for v in a.reshape(-1)[:n].tolist())
-    per = {"b": 6, "f": 22}.get(a.dtype.kind, 2 + len(str(np.iinfo(a.dtype).max)))
-    return n * per
+    kind = a.dtype.kind
+    if kind in "iu":
+        v = a.reshape(-1)[:n]
+        return n * (1 + max(len(str(int(v.min()))), len(str(int(v.max())))))
+    return n * (6 if kind == "b" else 22)          # floats: up to 17 digits, sign, exponent
 
 
 class ResponseBudget:
