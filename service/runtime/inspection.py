@@ -93,10 +93,30 @@ class ResponseBudget:
                 f"'max_values' (now {self.max_values}) or without 'include_values'")
 
 
+def _hooked(runner, arrays: list[np.ndarray], match, max_records: int, monitor_all: bool,
+            keep: Callable[[str, str, np.ndarray], None]) -> tuple[list, int]:
+    """Run the hooked loop handing `keep` each matching op output, at most `max_records`;
+    (model outputs, records skipped)."""
+    kept = skipped = 0
+
+    def hook(name: str, op: str, arr) -> None:
+        nonlocal kept, skipped
+        if match is not None and not match(name, op):
+            return
+        if kept >= max_records:
+            skipped += 1
+            return
+        kept += 1
+        keep(name, op, np.asarray(arr))
+
+    return runner.run_hooked(arrays, hook, monitor_all), skipped
+
+
 def inspect_model(runner, arrays: list[np.ndarray], params: dict, max_records: int,
                   hard_max_values: int, max_response_bytes: int = 0) -> dict:
     """Run the hooked loop; `params` are the request's inspection parameters. A response that
-    would pass `max_response_bytes` (0: no limit) is refused before it is built."""
+    would pass `max_response_bytes` (0: no limit) is refused before it is built: with values,
+    a first pass only measures (a second forward, but no value is copied for a refused one)."""
     flt = params.get("filter")
     if flt is not None and not isinstance(flt, str):
         raise BadRequest("parameter 'filter' must be a string")
@@ -108,29 +128,30 @@ def inspect_model(runner, arrays: list[np.ndarray], params: dict, max_records: i
         raise BadRequest("parameter 'max_values' must be a non-negative integer")
     max_values = min(max_values, hard_max_values)
     match = _matcher(flt, regex)
-    records: list[dict] = []
-    state = {"skipped": 0}
     budget = ResponseBudget(max_response_bytes, runner.name, max_values)
 
-    def hook(name: str, op: str, arr) -> None:
-        if match is not None and not match(name, op):
-            return
-        if len(records) >= max_records:
-            state["skipped"] += 1
-            return
-        a = np.asarray(arr)
+    def charge_outputs(outs) -> None:
+        for spec, o in zip(runner.outputs, outs):
+            budget.charge(spec.name, np.asarray(o), include_values)
+
+    if include_values and max_response_bytes:
+        outs, _ = _hooked(runner, arrays, match, max_records, monitor_all,
+                          lambda name, op, a: budget.charge(name, a, True))
+        charge_outputs(outs)
+        budget.total = 0
+    records: list[dict] = []
+
+    def keep(name: str, op: str, a: np.ndarray) -> None:
         budget.charge(name, a, include_values)
         records.append(tensor_stats(name, op, a, include_values, max_values))
 
-    outs = runner.run_hooked(arrays, hook, monitor_all)
-    for spec, o in zip(runner.outputs, outs):
-        budget.charge(spec.name, np.asarray(o), include_values)
+    outs, skipped = _hooked(runner, arrays, match, max_records, monitor_all, keep)
+    charge_outputs(outs)
     outputs = [tensor_stats(spec.name, "output", o, include_values, max_values)
                for spec, o in zip(runner.outputs, outs)]
     return {"model_name": runner.name, "model_version": runner.version,
             "monitor_all": monitor_all, "filter": flt, "records": records,
-            "records_truncated": state["skipped"] > 0, "records_skipped": state["skipped"],
-            "outputs": outputs}
+            "records_truncated": skipped > 0, "records_skipped": skipped, "outputs": outputs}
 
 
 def _bool(params: dict, key: str, default: bool) -> bool:

@@ -21,11 +21,15 @@ _BODY_DOC = {"requestBody": {"required": True, "content": {"application/json": {
 async def inspect(request: Request, name: str, version: str | None = None):
     core = core_of(request)
     body = await read_body(request)
-    req = await infer_request(core, name, version, body,
-                              request.headers.get("inference-header-content-length"))
-    resp = json_response(await core.inspect(name, version, req))
-    TRIMMER.note(max(len(body), len(resp.body)))     # give a large one's memory back soon
-    return resp
+    moved = len(body)
+    try:
+        req = await infer_request(core, name, version, body,
+                                  request.headers.get("inference-header-content-length"))
+        resp = json_response(await core.inspect(name, version, req))
+        moved = max(moved, len(resp.body))
+        return resp
+    finally:
+        TRIMMER.note(moved)                  # a large one (or a refused one): memory back soon
 
 
 versioned(router, "/inspect", inspect, ["POST"], response_model=InspectResponse,
