@@ -56,11 +56,16 @@ class _Guard:
         self._limits = limits
         self._timer: asyncio.TimerHandle | None = None
         self._kind: str | None = None          # "header" or "body" while a deadline runs
-        self.idle_since: float | None = None   # loop time since no request is in progress
+        # this server's connections without a request in progress, longest-waiting first
+        # (a dict keeps insertion order: eviction is O(1), not a scan of every connection)
+        state = self.server_state
+        if not hasattr(state, "guard_idle"):
+            state.guard_idle = {}
+        self._idle: dict = state.guard_idle
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
-        self.idle_since = self.loop.time()
+        self._idle[self] = None
         self._arm("header")
         if len(self.connections) > self._limits.max_connections > 0:
             self._make_room()
@@ -74,7 +79,7 @@ class _Guard:
             if self._kind != "header":
                 self._arm("header")
             return
-        self.idle_since = None
+        self._idle.pop(self, None)
         if cycle.more_body:
             self._arm("body")                            # every read restarts the deadline
         elif self._kind is not None:
@@ -83,11 +88,13 @@ class _Guard:
     def on_response_complete(self) -> None:
         super().on_response_complete()
         if self.cycle is None or self.cycle.response_complete:
-            self.idle_since = self.loop.time()    # uvicorn's keep-alive timer runs from here
-            self._disarm()
+            self._idle.pop(self, None)
+            self._idle[self] = None               # the newest idle one
+            self._disarm()                        # uvicorn's keep-alive timer runs from here
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._idle.pop(self, None)
         super().connection_lost(exc)
 
     # -- deadlines -----------------------------------------------------------------------------
@@ -115,14 +122,12 @@ class _Guard:
                          f"({kind}_timeout_s)", kind)
 
     def _make_room(self) -> None:
-        idle = [c for c in self.connections
-                if isinstance(c, _Guard) and c is not self and c.idle_since is not None
-                and not c.transport.is_closing()]
-        if idle:
-            oldest = min(idle, key=lambda c: c.idle_since)
-            oldest.transport.close()
-            CLOSED["evicted"] += 1
-            return
+        for oldest in self._idle:
+            if oldest is not self and not oldest.transport.is_closing():
+                del self._idle[oldest]
+                oldest.transport.close()
+                CLOSED["evicted"] += 1
+                return
         self.refuse(503, f"the server holds {len(self.connections) - 1} connections, its limit "
                          f"(max_connections); retry later", "full")
 
