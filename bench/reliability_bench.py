@@ -179,7 +179,9 @@ def run_hostile_bodies(srv: Server) -> list[dict]:
     url = srv.url + "/v2/models/mlp/infer"
     many = many_inputs_body()
     over = mlp_body(60_000)
-    rows = [case(srv, f"800 000 one-element inputs ({len(many) / MiB:.0f} MiB)",
+    rows = [case(srv, "baseline: 5 s without requests (this machine's noise)",
+                 lambda: (time.sleep(5), {"status": "-"})[1], settle_s=0.0),
+            case(srv, f"800 000 one-element inputs ({len(many) / MiB:.0f} MiB)",
                  lambda: dict(zip(("status", "seconds"), post(url, many)))),
             case(srv, f"the same gzipped ({len(gzip.compress(many, 6)) / MiB:.1f} MiB)",
                  lambda: dict(zip(("status", "seconds"),
