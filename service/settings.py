@@ -117,6 +117,12 @@ class Settings(BaseSettings):
 
     # limits (client input is hostile until shown otherwise)
     max_body_bytes: int = Field(64 * MiB, description="largest request body (413 beyond)")
+    # a JSON infer body of 256 KiB or more is read for its headers before it is parsed (in a
+    # thread): the JSON outside its inputs' `data` arrays (names, shapes, parameters, outputs)
+    # may hold at most this many bytes, and it is checked against the model first
+    max_json_header_bytes: int = Field(1 * MiB, description=
+        "largest JSON outside the inputs' data arrays of a large infer body (400 beyond, "
+        "before the body is parsed)")
     max_upload_bytes: int = Field(1024 * MiB, description=
         "largest upload or load-with-files body (413 beyond)")
     max_tensor_elements: int = Field(64 * 1024 * 1024, description=
@@ -137,10 +143,28 @@ class Settings(BaseSettings):
         "refuse a model whose activations at its largest warm-up batch exceed this")
     inference_timeout_s: float = Field(60.0, description=
         "seconds before a request is answered 504")
+    # slow clients (api/connguard.py): a request's header must be complete this long after
+    # the connection opens (or after its first byte on a kept-alive connection); a body may
+    # pause this long between two reads; an idle kept-alive connection is closed after
+    # keepalive_timeout_s. Each 0: never. Beyond max_connections open connections, a new one
+    # closes the one idle (or sending its header) the longest, else it is refused (503)
+    header_timeout_s: float = Field(10.0, description=
+        "seconds a request's header may take to arrive (408 and close; 0: no limit)")
+    body_timeout_s: float = Field(30.0, description=
+        "seconds a request body may pause between two reads (408 and close; 0: no limit)")
+    keepalive_timeout_s: float = Field(5.0, description=
+        "seconds an idle kept-alive connection stays open")
+    max_connections: int = Field(1000, description=
+        "open connections per worker; beyond, the longest-idle one is closed (0: no cap)")
     inspect_max_records: int = Field(10_000, description="most records one inspection returns")
     # hard cap per tensor when include_values is set
     inspect_max_values: int = Field(100_000, description=
         "most values per tensor an inspection returns")
+    # an inspection whose response would be larger (estimated from each record's value count
+    # before it is built) is refused with 400 naming `filter` and `max_values`
+    inspect_max_response_bytes: int = Field(64 * MiB, description=
+        "largest inspection response, estimated before it is built (400 beyond: narrow with "
+        "filter or max_values)")
 
     # access control: when set, management/upload/delete/inspect need "Bearer <token>"
     auth_token: Optional[SecretStr] = Field(None, description=

@@ -14,6 +14,7 @@ from typing import Sequence
 import uvicorn
 
 from ..api.app import create_app
+from ..api.connguard import uvicorn_options
 from ..logs import uvicorn_log_config
 from ..settings import Settings
 from . import offline
@@ -69,7 +70,8 @@ def serve(args: argparse.Namespace) -> int:
     common = dict(host=settings.host, port=settings.port, log_level=settings.log_level,
                   access_log=settings.access_log,
                   log_config=uvicorn_log_config(settings.log_level, settings.log_json),
-                  timeout_graceful_shutdown=int(settings.graceful_timeout_s))
+                  timeout_graceful_shutdown=int(settings.graceful_timeout_s),
+                  **uvicorn_options(settings))      # header/body timeouts, connection cap
     if settings.workers > 1:
         # workers are separate processes: hand them the settings through the environment
         # (each worker polls the store manifest, HYBRIDSERVE_STORE_POLL_S, to stay in step)
