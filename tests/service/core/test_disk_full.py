@@ -117,3 +117,15 @@ def _fill_and_free(mnt) -> None:
         r = c.post("/v2/repository/models/mlp2/upload", files=_files())
         assert r.status_code == 201, r.text
         assert c.post("/v2/models/mlp2/infer", json=infer_json("mlp2", X)).status_code == 200
+
+
+def test_full_disk_on_unload_and_delete_is_507(tmp_path, monkeypatch):
+    """The manifest they rewrite does not fit: 507, not a 500 with a traceback."""
+    store = copy_store(tmp_path / "store", ("mlp",))
+    with inproc_server(store) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
+        def full(self, *a, **k):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(ModelStore, "publish", full)
+        for r in (c.post("/v2/repository/models/mlp/unload"), c.delete("/v2/models/mlp")):
+            assert r.status_code == 507 and "disk is full" in r.json()["error"], r.text
