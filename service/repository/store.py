@@ -61,17 +61,18 @@ _DISK_FULL = {errno.ENOSPC, errno.EDQUOT}
 
 
 @contextmanager
-def disk_full_is_507(what: str) -> Iterator[None]:
+def disk_full_is_507(what: str, left: str = "nothing was written") -> Iterator[None]:
     """A full disk or quota while writing to the store is the server's lack of room (507,
-    retry once space is freed), not a crash: callers discard what they staged first."""
+    retry once space is freed), not a crash: callers discard what they staged first;
+    `left` says what the store holds then."""
     try:
         yield
     except OSError as e:
         if e.errno not in _DISK_FULL:
             raise
         raise InsufficientStorage(f"{what}: the model store's disk is full "
-                                  f"({os.strerror(e.errno)}); nothing was written. Free space "
-                                  "(or raise the quota) and send it again") from None
+                                  f"({os.strerror(e.errno)}); {left}. Free space (or raise "
+                                  "the quota) and send it again") from None
 
 
 class ModelFiles(NamedTuple):
