@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Literal, Optional
 
-from pydantic import ByteSize, Field, SecretStr
+from pydantic import ByteSize, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MiB = 1024 * 1024
@@ -16,7 +15,9 @@ class Settings(BaseSettings):
                                       protected_namespaces=())
 
     # where and how to listen
-    model_store: Path = Path("model_store")
+    # a directory (a path or file:///PATH) or s3://BUCKET/PREFIX (docs/s3.md); any other
+    # scheme is refused at start
+    model_store: str = "model_store"
     host: str = "127.0.0.1"           # loopback unless told otherwise (issue 7)
     port: int = 8000
     workers: int = 1
@@ -105,8 +106,10 @@ class Settings(BaseSettings):
     auth_token: Optional[SecretStr] = None
     auth_inference: bool = False        # also require the token for inference/metadata
 
-    def resolved_store(self) -> Path:
-        return Path(self.model_store).expanduser().resolve()
+    @field_validator("model_store", mode="before")
+    @classmethod
+    def _store_spec(cls, v):
+        return str(v) if isinstance(v, os.PathLike) else v
 
     def poll_seconds(self) -> float:
         return self.poll_interval_s if self.poll_interval_s is not None else self.store_poll_s

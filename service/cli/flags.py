@@ -13,7 +13,7 @@ from pydantic import ByteSize, SecretStr
 from ..settings import Settings
 
 HELP: dict[str, str] = {
-    "model_store": "model repository directory",
+    "model_store": "model repository: a directory, file:///PATH or s3://BUCKET/PREFIX",
     "host": "bind address (loopback unless told otherwise)",
     "port": "TCP port",
     "workers": "worker processes (each polls the store like a replica)",

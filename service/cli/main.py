@@ -15,6 +15,7 @@ import uvicorn
 
 from ..api.app import create_app
 from ..logs import uvicorn_log_config
+from ..repository.url import check_store_url
 from ..settings import Settings
 from . import offline
 from .flags import add_settings_flags, overrides as flag_overrides
@@ -55,6 +56,7 @@ def serve(args: argparse.Namespace) -> int:
     try:
         settings = Settings(**overrides)
         settings.check()
+        check_store_url(settings.model_store)       # s3:/x is never taken as a directory
     except ValueError as e:
         print(f"hybridserve: {e}", file=sys.stderr)
         return 2

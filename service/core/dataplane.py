@@ -18,8 +18,7 @@ from framework.base import MXNetError
 from ..errors import BadRequest, ServiceError, Timeout, Unavailable
 from ..protocol.codec import InferInput, InferRequest, OutputTensor, classify, encode_response
 from ..protocol.datatypes import v2_datatype
-from ..repository.recovery import recover
-from ..repository.store import ModelStore
+from ..repository.backend import open_store, recover
 from ..runtime.inspection import inspect_model
 from ..runtime.metrics import Metrics
 from ..runtime.registry import ModelVersion, Registry
@@ -42,7 +41,7 @@ def _timed(fn, arrays):
 class Core:
     def __init__(self, settings: Settings):
         self.settings = settings
-        self.store = ModelStore(settings.resolved_store(), read_only=settings.store_read_only,
+        self.store = open_store(settings.model_store, read_only=settings.store_read_only,
                                 stale_s=settings.staging_stale_s,
                                 max_config_bytes=settings.max_config_bytes)
         self.metrics = Metrics()
@@ -68,7 +67,7 @@ class Core:
         loop = asyncio.get_running_loop()
         if self.store.read_only:
             log.warning("model store %s is read-only: serving it; uploads, deletes and config "
-                        "changes will be refused", self.store.root)
+                        "changes will be refused", self.store.location)
         else:
             await loop.run_in_executor(None, recover, self.store)
         await self._before_poll()

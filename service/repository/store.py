@@ -107,6 +107,10 @@ class ModelStore:
         self.read_only = self._detect_read_only() if read_only is None else read_only
         self.lock = StoreLock(self.root)  # serialises commits across threads and processes
 
+    @property
+    def location(self) -> str:
+        return str(self.root)
+
     def _detect_read_only(self) -> bool:
         """Without writing anything: a read-only mount, or no write permission."""
         try:
