@@ -18,6 +18,13 @@ class Settings(BaseSettings):
     # a directory (a path or file:///PATH) or s3://BUCKET/PREFIX (docs/s3.md); any other
     # scheme is refused at start
     model_store: str = "model_store"
+    # s3:// stores: the endpoint (else AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL, else AWS);
+    # credentials always come from the AWS chain (env, shared files, web identity)
+    s3_endpoint_url: Optional[str] = None
+    # object stores: where downloaded versions are kept (default: under ~/.cache, per store
+    # URL) and how much they may take (least recently used versions go first)
+    store_cache_dir: Optional[str] = None
+    store_cache_bytes: ByteSize = ByteSize(10 * 1024 * MiB)
     host: str = "127.0.0.1"           # loopback unless told otherwise (issue 7)
     port: int = 8000
     workers: int = 1

@@ -14,6 +14,11 @@ from ..settings import Settings
 
 HELP: dict[str, str] = {
     "model_store": "model repository: a directory, file:///PATH or s3://BUCKET/PREFIX",
+    "s3_endpoint_url": "S3 endpoint of an s3:// store (default: AWS_ENDPOINT_URL, else AWS)",
+    "store_cache_dir": "where an s3:// store's downloaded versions are cached (default: "
+                       "~/.cache/hybridserve/stores/...)",
+    "store_cache_bytes": "size limit of that read cache, e.g. 20GiB (least recently used "
+                         "versions are removed first)",
     "host": "bind address (loopback unless told otherwise)",
     "port": "TCP port",
     "workers": "worker processes (each polls the store like a replica)",

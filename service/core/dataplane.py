@@ -19,6 +19,7 @@ from ..errors import BadRequest, ServiceError, Timeout, Unavailable
 from ..protocol.codec import InferInput, InferRequest, OutputTensor, classify, encode_response
 from ..protocol.datatypes import v2_datatype
 from ..repository.backend import open_store, recover
+from ..repository.blobs import StoreUnavailable
 from ..runtime.inspection import inspect_model
 from ..runtime.metrics import Metrics
 from ..runtime.registry import ModelVersion, Registry
@@ -43,7 +44,10 @@ class Core:
         self.settings = settings
         self.store = open_store(settings.model_store, read_only=settings.store_read_only,
                                 stale_s=settings.staging_stale_s,
-                                max_config_bytes=settings.max_config_bytes)
+                                max_config_bytes=settings.max_config_bytes,
+                                endpoint_url=settings.s3_endpoint_url,
+                                cache_dir=settings.store_cache_dir,
+                                cache_bytes=int(settings.store_cache_bytes))
         self.metrics = Metrics()
         self.infer_pool = ThreadPoolExecutor(max(1, settings.inference_threads),
                                              thread_name_prefix="hybridserve-infer")
@@ -52,6 +56,7 @@ class Core:
         self._mgmt_locks: dict[str, asyncio.Lock] = {}
         self._threads: AppliedPolicy | None = None
         self._poller: asyncio.Task | None = None
+        self.store_error: str | None = None      # why the store cannot be read now (readiness)
         self._old_switch: float | None = None
         # run before every store poll (and the startup load): e.g. importing dropped .mar files
         self.before_poll: list[Callable[[Core], Awaitable[None]]] = []
@@ -68,7 +73,17 @@ class Core:
         if self.store.read_only:
             log.warning("model store %s is read-only: serving it; uploads, deletes and config "
                         "changes will be refused", self.store.location)
-        else:
+        try:
+            await self._first_sync()
+        except StoreUnavailable as e:
+            # an object store down at start: not ready, retried with backoff by the poller
+            self._store_failed(e)
+        if self.settings.poll_seconds() > 0 or self.store_error is not None:
+            self._poller = loop.create_task(self._poll())
+
+    async def _first_sync(self) -> None:
+        loop = asyncio.get_running_loop()
+        if not self.store.read_only:
             await loop.run_in_executor(None, recover, self.store)
         await self._before_poll()
         if self.settings.load_on_startup:
@@ -76,15 +91,32 @@ class Core:
         else:
             await self.sync.baseline()
         self.registry.initial_load_done = True
-        if self.settings.poll_seconds() > 0:
-            self._poller = loop.create_task(self._poll())
+
+    def _store_failed(self, e: StoreUnavailable) -> None:
+        if self.store_error != e.message:
+            log.error("%s", e.message)
+        self.store_error = e.message
 
     async def _poll(self) -> None:
+        failures = 0
         while True:
-            await asyncio.sleep(self.settings.poll_seconds())
+            # an unreachable store is retried with backoff (poll interval, doubling, ≤ 30 s)
+            base = self.settings.poll_seconds() or 1.0
+            await asyncio.sleep(min(30.0, base * 2 ** min(failures, 8)) if failures else base)
             try:
-                await self._before_poll()
-                await self.sync.tick()
+                if not self.registry.initial_load_done:
+                    await self._first_sync()
+                else:
+                    await self._before_poll()
+                    await self.sync.tick()
+                if self.store_error is not None:
+                    log.info("model store %s is reachable again", self.store.location)
+                self.store_error, failures = None, 0
+                if self.settings.poll_seconds() <= 0:
+                    return               # polling off: the startup load was all it had to do
+            except StoreUnavailable as e:
+                self._store_failed(e)
+                failures += 1
             except Exception:  # noqa: BLE001 - polling must survive anything
                 log.exception("store poll failed")
 

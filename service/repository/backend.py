@@ -13,6 +13,8 @@ directory once served nothing while reporting ready.
 """
 from __future__ import annotations
 
+import hashlib
+import os
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -65,9 +67,18 @@ def recover(store: Store) -> list[str]:
     return store.recover()
 
 
+def default_cache_dir(spec: str) -> Path:
+    """Per store URL, under $XDG_CACHE_HOME (~/.cache): a restart finds its downloads."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "hybridserve" / "stores" / hashlib.sha256(spec.encode()).hexdigest()[:16]
+
+
 def open_store(spec: str | Path, *, read_only: bool | None = None, stale_s: float = 3600.0,
-               max_config_bytes: int = 1 << 20) -> Store:
-    """The store `spec` names: a directory (a path or file://PATH) or s3://BUCKET/PREFIX."""
+               max_config_bytes: int = 1 << 20, endpoint_url: str | None = None,
+               cache_dir: str | Path | None = None, cache_bytes: int = 10 << 30) -> Store:
+    """The store `spec` names: a directory (a path or file://PATH) or s3://BUCKET/PREFIX
+    (endpoint: `endpoint_url`, else AWS_ENDPOINT_URL; downloads cached in `cache_dir`, at
+    most `cache_bytes`)."""
     scheme, rest = split_url(check_store_url(str(spec)))
     if scheme == "file":
         if not rest.startswith("//"):
@@ -79,6 +90,16 @@ def open_store(spec: str | Path, *, read_only: bool | None = None, stale_s: floa
         return ModelStore(path, read_only=read_only, stale_s=stale_s,
                           max_config_bytes=max_config_bytes)
     if scheme == "s3":
-        raise UnsupportedStore(f"model store {spec!r}: s3:// is not available in this build")
+        try:   # optional: `pip install 'hybridserve[s3]'`
+            from .objstore import ObjectStore
+            from .s3 import S3Blobs
+        except ImportError as e:
+            raise UnsupportedStore(f"model store {spec!r} needs boto3: pip install "
+                                   f"'hybridserve[s3]' ({e})") from None
+        from .cache import ReadCache
+        cache = ReadCache(Path(cache_dir) if cache_dir else default_cache_dir(str(spec)),
+                          cache_bytes)
+        return ObjectStore(S3Blobs(str(spec), endpoint_url), cache, read_only=read_only,
+                           stale_s=stale_s, max_config_bytes=max_config_bytes)
     return ModelStore(Path(rest).expanduser(), read_only=read_only, stale_s=stale_s,
                       max_config_bytes=max_config_bytes)

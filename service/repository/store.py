@@ -21,7 +21,7 @@ from typing import NamedTuple
 from ..errors import BadRequest, Conflict, Forbidden, NotFound
 from . import faults
 from .config import ModelConfig, parse_config
-from .manifest import (LOADED, Manifest, ModelEntry, StoreLock, config_digest,
+from .manifest import (KEEP, LOADED, Manifest, StoreLock, config_digest, next_manifest,
                        read_manifest, write_atomic, write_manifest)
 from .owner import owner_prefix
 
@@ -31,7 +31,7 @@ _PARAMS_RE = re.compile(r"^(?P<prefix>.+)-(?P<epoch>[0-9]{4,})\.params$")
 RESERVED = {"stats"}                 # would collide with GET /v2/models/stats
 STAGING, TRASH = ".staging", ".trash"
 CONFIG = "config.json"
-_KEEP = object()      # publish(override=_KEEP): the model's override stays as it is
+_KEEP = KEEP          # publish(override=_KEEP): the model's override stays as it is
 RESTORE = "restore="                 # trash entry of a replaced version: `restore=<model>=<v>`
 
 
@@ -354,21 +354,16 @@ class ModelStore:
         Generation + 1."""
         with self.lock:
             current = read_manifest(self.root)
-            old = current or Manifest()
-            models = {}
+            found = {}
             for m in self.models():
-                prev = old.models.get(m, ModelEntry())
-                st = state if (m == name and state is not None) else prev.state
                 try:
                     digest = config_digest(self.config_bytes(m))
                 except (OSError, BadRequest):
                     digest = "unreadable"
-                ov = override if (m == name and override is not _KEEP) else prev.override
-                models[m] = ModelEntry(tuple(self.versions(m)), st, digest,
-                                       prev.epoch + (1 if m == name and bump else 0), ov)
-            if if_changed and current is not None and current.models == models:
+                found[m] = (tuple(self.versions(m)), digest)
+            new = next_manifest(current, found, name, state, bump, override)
+            if if_changed and current is not None and current.models == new.models:
                 return current
-            new = Manifest(old.generation + 1, models)
             write_manifest(self.root, new)
             return new
 
