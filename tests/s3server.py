@@ -52,7 +52,18 @@ class SeaweedS3:
                 "AWS_SECRET_ACCESS_KEY": SECRET_KEY, "AWS_DEFAULT_REGION": "us-east-1",
                 "AWS_EC2_METADATA_DISABLED": "true"}
 
-    def start(self, timeout_s: float = 60.0) -> "SeaweedS3":
+    def start(self, timeout_s: float = 60.0, tries: int = 3) -> "SeaweedS3":
+        """Start (again, on the same S3 port and data); a port another process took between
+        our pick and weed's bind is retried with new internal ports."""
+        for k in range(tries):
+            try:
+                return self._start(timeout_s)
+            except RuntimeError:
+                if k == tries - 1:
+                    raise
+        return self
+
+    def _start(self, timeout_s: float) -> "SeaweedS3":
         self.data.mkdir(parents=True, exist_ok=True)
         cfg = self.data.parent / f"{self.data.name}-s3.json"
         cfg.write_text(json.dumps({"identities": [{
@@ -62,10 +73,11 @@ class SeaweedS3:
             self.port = free_port()
         ports = {f"-{k}": str(free_port()) for k in (
             "master.port", "master.port.grpc", "volume.port", "volume.port.grpc",
-            "filer.port", "filer.port.grpc", "s3.port.grpc", "s3.port.iceberg", "metricsPort")}
+            "filer.port", "filer.port.grpc", "s3.port.grpc", "metricsPort")}
         cmd = [weed_binary(), "server", "-s3", f"-dir={self.data}", "-ip=127.0.0.1",
                "-ip.bind=127.0.0.1", f"-s3.port={self.port}", f"-s3.config={cfg}",
                "-master.volumeSizeLimitMB=64", "-volume.max=200",
+               "-s3.port.iceberg=0", "-s3.port.lance=0",          # catalogs off: fixed ports
                *(f"{k}={v}" for k, v in ports.items())]
         self.proc = subprocess.Popen(cmd, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT,
                                      start_new_session=True)

@@ -189,7 +189,9 @@ class ObjectStore:
     def scan(self, only: str | None = None) -> dict[str, tuple[dict[str, tuple], tuple | None]]:
         """A fresh listing (raises StoreUnavailable: a poll must not take an unreachable store
         for an empty one)."""
-        keys = self._visible(self._listing(fresh=True), self._manifest(fresh=True)[0])
+        # one model: list its keys only (sync looks at each model again under its lock)
+        listed = self._listing(fresh=True) if only is None else tree(self.blobs.list(only + "/"))
+        keys = self._visible(listed, self._manifest(fresh=True)[0])
         out = {}
         for name, mk in keys.items():
             if only is not None and name != only:

@@ -145,3 +145,65 @@ def test_endpoint_setting_wins_over_env(bucket, pfx, tmp_path, seaweed, monkeypa
     s = store(bucket, tmp_path, pfx, endpoint_url=seaweed.endpoint)
     assert s.models() == [] and seaweed.endpoint in s.location
     assert os.environ["AWS_SECRET_ACCESS_KEY"] not in s.location
+
+
+class _Flaky(threading.Thread):
+    """A loopback proxy in front of the S3 server answering some requests (two in a row
+    among them) with 503 SlowDown, as S3 throttles under load."""
+
+    def __init__(self, target: str):
+        super().__init__(daemon=True)
+        import http.server
+
+        import httpx
+        outer = self
+        self.count = 0
+        self_fail = {2, 3, 7}
+
+        class H(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"     # answers boto3's `Expect: 100-continue` at once
+
+            def _any(self):
+                outer.count += 1
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n) if n else b""
+                if outer.count in self_fail:
+                    msg = b"<Error><Code>SlowDown</Code><Message>slow</Message></Error>"
+                    self.send_response(503)
+                    self.send_header("Content-Length", str(len(msg)))
+                    self.end_headers()
+                    self.wfile.write(msg)
+                    return
+                headers = {k: v for k, v in self.headers.items() if k.lower() != "expect"}
+                r = httpx.request(self.command, target + self.path, content=body,
+                                  headers=headers, timeout=30)
+                self.send_response(r.status_code)
+                for k, v in r.headers.items():
+                    if k.lower() not in ("transfer-encoding", "connection", "content-length"):
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(r.content)))
+                self.end_headers()
+                self.wfile.write(r.content)
+
+            do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _any
+
+            def log_message(self, *a):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def run(self):
+        self.server.serve_forever()
+
+
+def test_throttling_is_retried(bucket, pfx, tmp_path, seaweed):
+    proxy = _Flaky(seaweed.endpoint)
+    proxy.start()
+    try:
+        s = store(bucket, tmp_path, pfx, endpoint_url=proxy.url)
+        assert s.commit_version("fc", staged_copy(s, *fc_files())) == "1"
+        assert s.files("fc", "1").params.read_bytes() == fc_files()[1].read_bytes()
+        assert proxy.count >= 10          # three answered 503, every call succeeded
+    finally:
+        proxy.server.shutdown()

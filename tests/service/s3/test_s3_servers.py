@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from s3server import SECRET_KEY
-from serverproc import ROOT, ServerProc, wait_for
+from serverproc import ROOT, ServerProc, inproc_server, wait_for
 
 pytestmark = pytest.mark.timeout(300)
 MX1 = ROOT / "tests" / "fixtures" / "mxnet-1.9.1"
+MAR = ROOT / "tests" / "fixtures" / "mar"
 POLL_S = 0.5
 
 
@@ -46,18 +47,44 @@ def check_output(r: httpx.Response) -> None:
                                np.load(MX1 / "fc_flatten-io.npz")["output"], rtol=1e-4, atol=1e-5)
 
 
-def test_two_replicas_converge_through_the_bucket(bucket, pfx, seaweed, tmp_path):
+def converge(a, b) -> None:
+    """Changes through either replica reach the other within one poll interval + 5 s."""
+    r = httpx.post(f"{a.url}/v2/repository/models/fc/upload", files=files(), timeout=60)
+    assert r.status_code == 201 and r.json()["version"] == "1", r.text
+    wait_for(lambda: status(b, "/v2/models/fc/ready") == 200, POLL_S + 5, "upload reaches B")
+    check_output(infer(b))
+    # an MMS archive (model files, labels, config from its signature) through B, on A
+    r = httpx.post(f"{b.url}/v2/repository/models/vision/upload", timeout=60,
+                   files={"archive": ("vision.mar", (MAR / "vision.mar").read_bytes())})
+    assert r.status_code == 201, r.text
+    wait_for(lambda: status(a, "/v2/models/vision/ready") == 200, POLL_S + 5, ".mar on A")
+    r = httpx.post(f"{a.url}/v2/models/vision/infer?classification=1", timeout=30,
+                   content=(MAR / "image.png").read_bytes(),
+                   headers={"Content-Type": "image/png"})
+    best = int(np.argmax(np.load(MAR / "reference.npz")["vision_output"][0]))
+    assert r.json()["outputs"][0]["data"][0].split(":")[1:] == [
+        str(best), f"n0000{best} class {best}"], r.text
+    assert httpx.delete(f"{b.url}/v2/models/fc", timeout=30).status_code == 200
+    wait_for(lambda: status(a, "/v2/models/fc") == 404, POLL_S + 5, "delete reaches A")
+
+
+def test_two_replicas_converge_through_the_bucket(bucket, pfx, tmp_path):
+    """Two servers (in this process: each its own core, store and cache) share only the
+    bucket."""
+    url = f"s3://{bucket}/{pfx}"
+    with inproc_server(url, store_poll_s=POLL_S, store_cache_dir=str(tmp_path / "a")) as a, \
+            inproc_server(url, store_poll_s=POLL_S, store_cache_dir=str(tmp_path / "b")) as b:
+        converge(a, b)
+
+
+@pytest.mark.slow      # two server processes: ~1 min on 2 loaded cores
+def test_two_replica_processes_converge(bucket, pfx, seaweed, tmp_path):
     url = f"s3://{bucket}/{pfx}"
     a, b = (replica(url, seaweed, tmp_path, n) for n in "ab")
     try:
         a.start(wait=0), b.start(wait=0)
         a.wait_ready(), b.wait_ready()
-        r = httpx.post(f"{a.url}/v2/repository/models/fc/upload", files=files(), timeout=60)
-        assert r.status_code == 201 and r.json()["version"] == "1", r.text
-        wait_for(lambda: status(b, "/v2/models/fc/ready") == 200, POLL_S + 5, "upload reaches B")
-        check_output(infer(b))
-        assert httpx.delete(f"{b.url}/v2/models/fc", timeout=30).status_code == 200
-        wait_for(lambda: status(a, "/v2/models/fc") == 404, POLL_S + 5, "delete reaches A")
+        converge(a, b)
     finally:
         a.stop(), b.stop()
 
