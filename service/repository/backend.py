@@ -90,13 +90,10 @@ def open_store(spec: str | Path, *, read_only: bool | None = None, stale_s: floa
         return ModelStore(path, read_only=read_only, stale_s=stale_s,
                           max_config_bytes=max_config_bytes)
     if scheme == "s3":
-        try:   # optional: `pip install 'hybridserve[s3]'`
-            from .objstore import ObjectStore
-            from .s3 import S3Blobs
-        except ImportError as e:
-            raise UnsupportedStore(f"model store {spec!r} needs boto3: pip install "
-                                   f"'hybridserve[s3]' ({e})") from None
+        # boto3 is imported only when a bucket is opened (it costs a directory store's start)
         from .cache import ReadCache
+        from .objstore import ObjectStore
+        from .s3 import S3Blobs
         cache = ReadCache(Path(cache_dir) if cache_dir else default_cache_dir(str(spec)),
                           cache_bytes)
         return ObjectStore(S3Blobs(str(spec), endpoint_url), cache, read_only=read_only,

@@ -32,7 +32,8 @@ from ..errors import BadRequest, Conflict, Forbidden, NotFound
 from . import faults
 from .blobs import Blob, Blobs, PreconditionFailed, StoreUnavailable
 from .cache import ReadCache
-from .config import ModelConfig, parse_config
+from .config import ModelConfig
+from .configs import ConfigReading
 from .manifest import (KEEP, LOADED, MANIFEST, Manifest, config_digest, next_manifest,
                        parse_manifest)
 from .owner import owner_gone, owner_prefix
@@ -72,7 +73,7 @@ def _ident(files: dict[str, Blob]) -> tuple:
     return tuple(sorted((n, b.etag) for n, b in files.items()))
 
 
-class ObjectStore:
+class ObjectStore(ConfigReading):
     def __init__(self, blobs: Blobs, cache: ReadCache, read_only: bool | None = None,
                  stale_s: float = 3600.0, max_config_bytes: int = 1 << 20):
         self.blobs, self.cache = blobs, cache
@@ -161,21 +162,6 @@ class ObjectStore:
             return None
         self._configs[b.key] = (got[1], got[0])
         return got[0]
-
-    def read_config(self, name: str) -> ModelConfig | None:
-        raw = self.config_bytes(name)
-        return None if raw is None else parse_config(raw, f"config of model '{name}'")
-
-    def override(self, name: str) -> str | None:
-        man = self.manifest()
-        entry = man.models.get(name) if man is not None else None
-        return entry.override if entry is not None else None
-
-    def effective_config(self, name: str) -> ModelConfig | None:
-        raw = self.override(name)
-        if raw is None:
-            return self.read_config(name)
-        return parse_config(raw, f"config override of model '{name}'")
 
     def files(self, name: str, version: str) -> ModelFiles:
         """The version's files, from the read cache (downloaded once per content)."""

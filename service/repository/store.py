@@ -20,7 +20,8 @@ from typing import NamedTuple
 
 from ..errors import BadRequest, Conflict, Forbidden, NotFound
 from . import faults
-from .config import ModelConfig, parse_config
+from .config import ModelConfig
+from .configs import ConfigReading
 from .manifest import (KEEP, LOADED, Manifest, StoreLock, config_digest, next_manifest,
                        read_manifest, write_atomic, write_manifest)
 from .owner import owner_prefix
@@ -91,7 +92,7 @@ def _ident(p: Path) -> tuple | None:
     return (st.st_ino, st.st_mtime_ns, st.st_size if not p.is_dir() else 0)
 
 
-class ModelStore:
+class ModelStore(ConfigReading):
     def __init__(self, root: str | os.PathLike, create: bool = True,
                  read_only: bool | None = None, stale_s: float = 3600.0,
                  max_config_bytes: int = 1 << 20):
@@ -181,23 +182,6 @@ class ModelStore:
         if f.stat().st_size > limit:
             raise BadRequest(f"config of model '{name}' is over {limit} bytes")
         return f.read_bytes()
-
-    def read_config(self, name: str) -> ModelConfig | None:
-        raw = self.config_bytes(name)
-        return None if raw is None else parse_config(raw, f"config of model '{name}'")
-
-    def override(self, name: str) -> str | None:
-        """The config a `load` gave this model for that load (manifest), if one is active."""
-        man = self.manifest()
-        entry = man.models.get(name) if man is not None else None
-        return entry.override if entry is not None else None
-
-    def effective_config(self, name: str) -> ModelConfig | None:
-        """What the model is served with: an active load override, else config.json."""
-        raw = self.override(name)
-        if raw is None:
-            return self.read_config(name)
-        return parse_config(raw, f"config override of model '{name}'")
 
     def files(self, name: str, version: str) -> ModelFiles:
         d = self.version_dir(name, version)
