@@ -150,3 +150,27 @@ def test_faults(bucket, pfx, seaweed, tmp_path):
             seaweed.start()
         for p in procs:
             p.stop()
+
+
+def test_policy_and_reloads_from_a_bucket_filled_by_hand(bucket, pfx, seaweed, tmp_path):
+    """A bucket written by hand (as `aws s3 sync` would): its config's version policy is
+    applied; a config change reloads every version without downloading any again."""
+    c = seaweed.client()
+    for v in ("1", "2", "3"):
+        for f in ("fc_flatten-symbol.json", "fc_flatten-0000.params"):
+            c.put_object(Bucket=bucket, Key=f"{pfx}/fc/{v}/{f}", Body=(MX1 / f).read_bytes())
+    c.put_object(Bucket=bucket, Key=f"{pfx}/fc/config.json",
+                 Body=json.dumps({"version_policy": {"latest": {"num_versions": 2}}}).encode())
+    with inproc_server(f"s3://{bucket}/{pfx}", store_poll_s=POLL_S,
+                       store_cache_dir=str(tmp_path / "cache")) as srv:
+        assert srv.core.registry.ready_versions("fc") == ["2", "3"]
+        downloads = srv.core.store.cache.downloads
+        assert downloads == 4                           # two files of each served version
+        cfg = {"description": "reloaded", "version_policy": {"latest": {"num_versions": 2}}}
+        r = httpx.post(f"{srv.url}/v2/repository/models/fc/load", timeout=60,
+                       json={"parameters": {"config": json.dumps(cfg), "persist_config": True}})
+        assert r.status_code == 200, r.text
+        assert httpx.get(f"{srv.url}/v2/models/fc/config", timeout=5).json()[
+            "description"] == "reloaded"
+        check_output(infer(srv))
+        assert srv.core.store.cache.downloads == downloads   # unchanged versions: cached
