@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -68,9 +69,15 @@ def recover(store: Store) -> list[str]:
 
 
 def default_cache_dir(spec: str) -> Path:
-    """Per store URL, under $XDG_CACHE_HOME (~/.cache): a restart finds its downloads."""
+    """Per store URL, under $XDG_CACHE_HOME (~/.cache) — a restart finds its downloads —
+    else, where that cannot be written (a container's read-only root), under the temp dir."""
+    sub = Path("hybridserve") / "stores" / hashlib.sha256(spec.encode()).hexdigest()[:16]
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "hybridserve" / "stores" / hashlib.sha256(spec.encode()).hexdigest()[:16]
+    try:
+        (base / sub).mkdir(parents=True, exist_ok=True)
+        return base / sub
+    except OSError:
+        return Path(tempfile.gettempdir()) / sub
 
 
 def open_store(spec: str | Path, *, read_only: bool | None = None, stale_s: float = 3600.0,

@@ -12,6 +12,7 @@ secret (botocore's messages carry neither).
 """
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -48,10 +49,18 @@ def endpoint_from_env(explicit: str | None = None) -> str | None:
             or os.environ.get("AWS_ENDPOINT_URL") or None)
 
 
+def _quiet_sdk_logs() -> None:
+    """The SDK's DEBUG output carries signed request headers and bodies: never in our logs,
+    whatever --log-level says."""
+    for name in ("boto3", "botocore", "s3transfer", "urllib3"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
 class S3Blobs:
     def __init__(self, url: str, endpoint_url: str | None = None, retries: int = 5,
                  connect_timeout_s: float = 5.0, read_timeout_s: float = 60.0):
         self.bucket, self.prefix = parse_s3_url(url)
+        _quiet_sdk_logs()
         endpoint = endpoint_from_env(endpoint_url)
         cfg = Config(retries={"mode": "standard", "max_attempts": retries},
                      connect_timeout=connect_timeout_s, read_timeout=read_timeout_s,

@@ -24,9 +24,14 @@ def split_url(spec: str) -> tuple[str, str]:
 
 def check_store_url(spec: str) -> str:
     """The spec if its scheme is one we serve; else UnsupportedStore naming it."""
-    scheme, _ = split_url(str(spec))
+    scheme, rest = split_url(str(spec))
     if scheme and scheme not in SCHEMES:
         raise UnsupportedStore(
             f"model store {spec!r}: unsupported scheme '{scheme}:' (supported: a directory "
             f"path, file://PATH, s3://BUCKET/PREFIX)")
+    if scheme == "s3":
+        bucket = rest[2:].split("/", 1)[0] if rest.startswith("//") else ""
+        if not 3 <= len(bucket) <= 63:
+            raise UnsupportedStore(f"model store {spec!r}: write s3://BUCKET/PREFIX "
+                                   "(a bucket name of 3 to 63 characters)")
     return str(spec)

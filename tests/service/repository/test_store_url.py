@@ -38,6 +38,15 @@ def test_paths_and_file_urls_open_the_directory(tmp_path, monkeypatch):
             open_store(bad)
 
 
+@pytest.mark.parametrize("spec", ["s3://", "s3:bucket/x", "s3:///x", "s3://ab/x"])
+def test_malformed_s3_urls_are_refused(spec, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UnsupportedStore, match="s3://BUCKET/PREFIX"):
+        open_store(spec)
+    assert main(["serve", "--model-store", spec, "--port", "0"]) == 2
+    assert os.listdir(tmp_path) == []
+
+
 def test_split_url():
     assert split_url("s3://bucket/a/b") == ("s3", "//bucket/a/b")
     assert split_url("/abs/path") == ("", "/abs/path")
