@@ -19,6 +19,7 @@ import httpx
 from serverproc import free_port
 
 ACCESS_KEY, SECRET_KEY = "hybridserve-test", "not-a-real-secret-0123456789"
+READER_KEY, READER_SECRET = "hybridserve-reader", "not-a-real-secret-reader-0123"   # read/list
 
 
 def weed_binary() -> str | None:
@@ -62,9 +63,12 @@ class SeaweedS3:
     def _start(self, timeout_s: float) -> "SeaweedS3":
         self.data.mkdir(parents=True, exist_ok=True)
         cfg = self.data.parent / f"{self.data.name}-s3.json"
-        cfg.write_text(json.dumps({"identities": [{
-            "name": "tests", "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
-            "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}))
+        cfg.write_text(json.dumps({"identities": [
+            {"name": "tests", "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
+             "actions": ["Admin", "Read", "Write", "List", "Tagging"]},
+            {"name": "reader",
+             "credentials": [{"accessKey": READER_KEY, "secretKey": READER_SECRET}],
+             "actions": ["Read", "List"]}]}))
         if not self.port:
             self.port = free_port()
         ports = {f"-{k}": str(free_port()) for k in (

@@ -26,6 +26,10 @@ class StoreUnavailable(Unavailable):
     or failing after retries. The message names the store and endpoint, never a secret."""
 
 
+class StoreDenied(StoreUnavailable):
+    """The object store refused our credentials for this request (HTTP 403)."""
+
+
 class Blobs(Protocol):
     location: str                  # e.g. "s3://bucket/prefix at http://host:port"
 

@@ -30,7 +30,7 @@ from typing import Callable
 
 from ..errors import BadRequest, Conflict, Forbidden, NotFound
 from . import faults
-from .blobs import Blob, Blobs, PreconditionFailed, StoreUnavailable
+from .blobs import Blob, Blobs, PreconditionFailed, StoreDenied, StoreUnavailable
 from .cache import ReadCache
 from .config import ModelConfig
 from .configs import ConfigReading
@@ -360,7 +360,16 @@ class ObjectStore(ConfigReading):
             return []
         self.cache.clear_debris(self.stale_s)
         shutil.rmtree(self.cache.root / "staging", ignore_errors=True)
-        man, _ = self._manifest(fresh=True)
+        man, _ = self._manifest(fresh=True)          # unreadable: raises, start is retried
+        try:
+            return self._recover(man)
+        except StoreDenied as e:
+            # credentials that may read but not write (a KServe-style reader): serve as is
+            log.warning("%s — serving the store read-only", e.message)
+            self.read_only = True
+            return []
+
+    def _recover(self, man: Manifest | None) -> list[str]:
         removed = []
         for key, claim in (man.pending if man is not None else {}).items():
             owner, since = str(claim.get("owner", "")), claim.get("since", 0)

@@ -22,7 +22,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
 from ..errors import BadRequest
-from .blobs import Blob, PreconditionFailed, StoreUnavailable
+from .blobs import Blob, PreconditionFailed, StoreDenied, StoreUnavailable
 
 _DENIED = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "ExpiredToken",
            "InvalidToken", "InvalidClientTokenId", "UnrecognizedClientException"}
@@ -86,7 +86,7 @@ class S3Blobs:
             if code in _PRECONDITION or status == 412:
                 return PreconditionFailed(what)
             if code in _DENIED or status == 403:
-                return StoreUnavailable(
+                return StoreDenied(
                     f"model store {self.location}: {what} refused ({code or status}): check the "
                     "credentials (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or the "
                     "web identity role) and the bucket policy")

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from s3server import READER_KEY, READER_SECRET
 from serverproc import ROOT
+from service.errors import Forbidden
 from service.repository.backend import open_store
 from service.repository.blobs import StoreUnavailable
 from service.repository.manifest import Manifest, parse_manifest
@@ -138,6 +140,21 @@ def test_wrong_credentials_and_unreachable(bucket, pfx, tmp_path, monkeypatch, s
     with pytest.raises(StoreUnavailable, match="unreachable") as e:
         store(bucket, tmp_path, pfx).scan()
     assert "127.0.0.1:9" in e.value.message and e.value.status == 503
+
+
+def test_read_only_credentials_serve_read_only(bucket, pfx, tmp_path, seaweed, monkeypatch):
+    """Credentials that may read but not write: the start's recovery finds it out, the store
+    is served read-only (uploads 403), not left unready."""
+    for f in fc_files():
+        seaweed.client().put_object(Bucket=bucket, Key=f"{pfx}/fc/1/{f.name}",
+                                    Body=f.read_bytes())
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", READER_KEY)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", READER_SECRET)
+    s = store(bucket, tmp_path, pfx)
+    assert s.recover() == [] and s.read_only
+    assert s.versions("fc") == ["1"] and s.files("fc", "1").params is not None
+    with pytest.raises(Forbidden):
+        s.new_staging()
 
 
 def test_endpoint_setting_wins_over_env(bucket, pfx, tmp_path, seaweed, monkeypatch):
