@@ -4,10 +4,10 @@
   NumPy) so a file can be refused before any parser recurses into it; `check_tree_depth`
   walks an already-parsed document (the infer hot path, where `data` arrays are left to
   NumPy, which refuses more than 64 dimensions by itself).
-- Model sizes before warm-up: `check_activations` runs shape inference at the warm-up shapes
-  and refuses a graph whose single tensor or whose activations in total would be too large
-  at the largest warm-up batch: a tiny upload can declare an enormous input shape or an op
-  with a huge constant shape.
+- Model sizes before warm-up: `check_inputs` and `check_activations` (on the shapes the graph
+  facts infer at the largest warm-up batch) refuse a graph whose single tensor or whose
+  activations in total would be too large: a tiny upload can declare an enormous input shape
+  or an op with a huge constant shape.
 """
 from __future__ import annotations
 
@@ -16,8 +16,6 @@ import re
 from typing import Any
 
 import numpy as np
-
-from framework.symbol.infer import infer_shapes
 
 from .errors import BadRequest
 
@@ -65,19 +63,21 @@ def check_tree_depth(obj: Any, limit: int, what: str, skip: frozenset[str] = fro
                     push((v, d + 1))
 
 
-def check_activations(sym, known: dict[str, tuple[int, ...]], max_elements: int,
-                      max_bytes: int, itemsize: int = 4,
-                      params: dict[str, tuple[int, ...]] | None = None) -> None:
-    """Refuse a graph whose tensors at these input shapes (the largest warm-up batch) would
-    be too large (BadRequest). The inputs themselves are checked first; a node whose shape
-    cannot be inferred blanks only itself and what depends on it (a graph that fails shape
-    inference somewhere must not hide a huge constant elsewhere)."""
+def check_inputs(known: dict[str, tuple[int, ...]], max_elements: int) -> None:
+    """Refuse input shapes (the largest warm-up batch) too large to even infer from."""
     for name, shp in known.items():
         n = math.prod(int(d) for d in shp)
         if n > max_elements:
             raise BadRequest(f"cannot load model: input '{name}' of shape {list(shp)} has {n} "
                              f"elements, over the limit of {max_elements}"[:1000])
-    shapes = _tolerant_shapes(sym, {**(params or {}), **known})
+
+
+def check_activations(sym, shapes: dict, max_elements: int, max_bytes: int,
+                      itemsize: int = 4) -> None:
+    """Refuse a graph whose tensors at the largest warm-up batch (`shapes`: its tolerant shape
+    inference there, the graph facts', after `check_inputs`) would be too large (BadRequest).
+    A node whose shape cannot be inferred blanks only itself and what depends on it (a graph
+    that fails shape inference somewhere must not hide a huge constant elsewhere)."""
     names = {id(n): n.name for n in sym.topo() if not n.is_var}     # op outputs only
     total = 0
     for (nid, _), shp in shapes.items():
@@ -92,8 +92,3 @@ def check_activations(sym, known: dict[str, tuple[int, ...]], max_elements: int,
     if total > max_bytes:
         raise BadRequest(f"cannot load model: its tensors at warm-up need about "
                          f"{total} bytes, over the limit of {max_bytes} bytes")
-
-
-def _tolerant_shapes(sym, known: dict[str, tuple[int, ...]]) -> dict[tuple[int, int], tuple]:
-    """Forward shape inference that skips nodes it cannot infer instead of failing."""
-    return infer_shapes(sym, known, tolerant=True)

@@ -4,6 +4,9 @@ DequantizeLinear pairs (QDQ) around float ops, which ONNX Runtime fuses into its
 (QLinearConv, QLinearAdd, QLinearConcat, QLinearAveragePool…)."""
 from __future__ import annotations
 
+import functools
+import platform
+
 import numpy as np
 
 from . import _int8 as q
@@ -64,10 +67,34 @@ def dequantize_input(ctx, ins: list[str], k: int = 0, lo_at: int = 1, hi_at: int
     return dequantize(ctx, ins[k], level(ctx.dtype(ins[k]), lo, hi))
 
 
+@functools.lru_cache(maxsize=1)
+def int8_products_saturate() -> bool:
+    """True on x86 CPUs without VNNI (AVX2, AVX-512 without `avx512_vnni`/`avx_vnni`): there
+    ONNX Runtime's uint8×int8 kernels add pairs of products in saturating 16-bit lanes
+    (`vpmaddubsw`), which clips large sums; its uint8×uint8 kernels widen first and are exact."""
+    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686"):
+        return False
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return not flags & {"avx512_vnni", "avx_vnni", "amx_int8"}
+    except OSError:
+        pass
+    return False        # unknown: assume a modern CPU (the load-time check still guards it)
+
+
 def channel_dequantize(ctx, levels: np.ndarray, steps: np.ndarray) -> str:
     """A per-output-channel quantized constant (int8 weights, int32 bias) as DequantizeLinear of
-    an integer initializer: the pattern ONNX Runtime folds into its integer convolution."""
-    zp = np.zeros(len(steps), levels.dtype)
+    an integer initializer: the pattern ONNX Runtime folds into its integer convolution. Where
+    its int8 kernels saturate (`int8_products_saturate`), int8 weights travel as the same levels
+    offset to uint8 around 128: exact there, and the integer convolution still fuses."""
+    if levels.dtype == np.int8 and int8_products_saturate():
+        levels = (levels.astype(np.int16) + 128).astype(np.uint8)
+        zp = np.full(len(steps), 128, np.uint8)
+    else:
+        zp = np.zeros(len(steps), levels.dtype)
     return ctx.op("DequantizeLinear", [ctx.const(levels, hint="qweight"),
                                        ctx.const(np.asarray(steps, np.float32), hint="wstep"),
                                        ctx.const(zp, hint="wzp")], axis=0)

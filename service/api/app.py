@@ -14,7 +14,7 @@ from framework.base import MXNetError
 
 from .. import __version__, logs
 from ..core import archives
-from ..core.dataplane import Core
+from ..core.server import Core
 from ..errors import ServiceError
 from ..settings import Settings
 from . import fastpath, openapi
@@ -63,12 +63,7 @@ class HybridServeApp(FastAPI):
         if m is None:
             return await super().__call__(scope, receive, send)
         core = self.state.core
-        reg = core.registry
-        reg.http_requests += 1          # lets a batcher see that no more company is coming
-        try:
-            status = await fastpath.handle(core, *m, scope, receive, send)
-        finally:
-            reg.http_requests -= 1
+        status = await fastpath.handle(core, *m, scope, receive, send)
         if status is not None:
             core.metrics.http_class(status).inc()
 
@@ -94,7 +89,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # FastAPI's native OpenTelemetry wraps every request; we export Prometheus ourselves
         extra["telemetry"] = {"tracing": False, "metrics": False, "logs": False,
                               "operation_spans": False}
+    # no path answers with a redirect (a trailing slash is not the protocol's path)
     app = HybridServeApp(title="hybridserve", version=__version__, lifespan=lifespan,
+                  redirect_slashes=False,
                   description="MXNet models on NumPy, served over the Open Inference Protocol "
                               "v2 (KServe/Triton) with Triton's binary tensor and repository "
                               "extensions.", **extra)

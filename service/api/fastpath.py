@@ -1,19 +1,21 @@
-"""The inference hot path as plain ASGI, ahead of Starlette routing and FastAPI dependencies.
+"""The fast path: REST infer requests answered as plain ASGI, ahead of Starlette routing and
+FastAPI dependencies. ("Fast path" in this project means this and nothing else.)
 
 `POST /v2/models/{name}[/versions/{v}]/infer` is most of the traffic, and for small models the
 framework layers (route matching over every route, dependency solving, Request objects,
 middleware stack) cost several times the model itself. `HybridServeApp` hands those requests
 to `handle` before routing; the FastAPI route (routers/inference.py) documents the endpoint
-and, should a request reach it, answers through the same `handle`. Auth, body limits and
-error bodies are the shared rules of rules.py.
+and, should a request reach it, answers through the same `handle`. It is the REST adapter of
+the data plane: decode (JSON + binary tail, or a raw body) → `core.infer` → `encode_response`.
+Auth, body limits and error bodies are the shared rules of rules.py.
 """
 from __future__ import annotations
 
 import re
 import time
 
-from ..core.dataplane import Core
-from ..protocol.codec import parse_request
+from ..core.server import Core
+from ..protocol.codec import encode_response, parse_request
 from .raw import is_raw, raw_request
 from .rules import (JSON, authorize, check_content_length, decode_body, error_json, failure,
                     raw_headers, read_body, send_response)
@@ -51,7 +53,7 @@ async def _infer(core: Core, name: str, version: str | None, scope, receive
         req = parse_request(body, hlen.decode("latin-1") if hlen is not None else None,
                             s.max_tensor_elements, s.max_json_depth)
     req.decode_ns = time.perf_counter_ns() - t0
-    content, headers, media = await core.infer(name, version, req)
+    content, headers, media = await core.infer(name, version, req, encode_response)
     return content, media.encode(), raw_headers(headers)
 
 
@@ -63,7 +65,7 @@ async def handle(core: Core, name: str, version: str | None, scope, receive, sen
         status = 200
     except ConnectionResetError:
         return None
-    except Exception as e:  # noqa: BLE001 - every failure becomes an {"error": ...} response
+    except Exception as e:  # noqa: BLE001 - the transport's boundary: every failure is answered
         status, message, headers = failure(e, f"POST {scope['path']}")
         content, ctype, extra = error_json(message), JSON, raw_headers(headers)
     await send_response(send, status, content, ctype, extra)

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs
 import numpy as np
 
 from ..errors import BadRequest
-from ..protocol.codec import InferInput, InferRequest, RequestedOutput
+from ..protocol.types import InferInput, InferRequest, RequestedOutput
 from ..protocol.tensors import decode_binary
 from ..runtime.runner import Runner
 

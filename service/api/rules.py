@@ -8,17 +8,13 @@ endpoints cannot drift apart.
 from __future__ import annotations
 
 import hmac
-import logging
 
 import orjson
 
-from framework.base import MXNetError
-
-from ..errors import BadRequest, PayloadTooLarge, ServiceError, Unauthorized
+from ..errors import BadRequest, PayloadTooLarge, Unauthorized, to_service_error
 from ..protocol.codec import decompress
 from ..settings import Settings
 
-log = logging.getLogger("hybridserve.api")
 JSON = b"application/json"
 _UPLOAD_SUFFIXES = ("/upload", "/load")
 
@@ -84,14 +80,10 @@ def error_json(message: str) -> bytes:
 
 
 def failure(e: Exception, where: str) -> tuple[int, str, dict[str, str]]:
-    """(status, message, headers) of an exception: a ServiceError carries its own; a framework
-    error is the client's model or data (400); anything else is ours (500, logged)."""
-    if isinstance(e, ServiceError):
-        return e.status, e.message, e.headers
-    if isinstance(e, MXNetError):
-        return 400, str(e)[:2000], {}
-    log.exception("unhandled error on %s", where)
-    return 500, f"internal server error: {type(e).__name__}: {e}"[:2000], {}
+    """(status, message, headers) of an exception, by the one table (errors.to_service_error:
+    a framework error is the client's model or data, 400; an unknown one ours, 500, logged)."""
+    err = to_service_error(e, where=where)
+    return err.status, err.message, err.headers
 
 
 def raw_headers(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:

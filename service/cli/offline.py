@@ -10,6 +10,7 @@ stderr and exit status 1.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from pathlib import Path
 
@@ -18,15 +19,16 @@ import orjson
 
 from framework.base import MXNetError
 
+from ..core.dataplane import serving
 from ..errors import BadRequest, ServiceError
-from ..protocol.codec import InferInput, classify, parse_request
+from ..protocol.codec import parse_request
 from ..protocol.datatypes import v2_datatype
+from ..protocol.types import InferInput, InferRequest, RequestedOutput
 from ..repository import mar
 from ..repository.config import parse_config
 from ..repository.store import ModelFiles, ModelStore, check_name, find_files
-from ..runtime.inspection import inspect_model
 from ..runtime.runner import Runner
-from ..runtime.summary import render_text
+from ..runtime.summary import parse_shapes, render_text
 from ..settings import Settings
 from .progress import Progress
 
@@ -96,9 +98,9 @@ def _from_json(runner: Runner, raw: bytes) -> list[InferInput]:
 
 
 def _inputs(runner: Runner, path: str | None, images: list[str] | None = None,
-            say=None) -> list[np.ndarray]:
-    """Arrays in the model's input order, checked exactly as a request would be; images go
-    through the model's declared preprocessing (the server's own path)."""
+            say=None) -> list[InferInput]:
+    """The request's inputs, read from files; the data plane checks them exactly as a server
+    request, and images go through the model's declared preprocessing there."""
     say = say or (lambda _m: None)
     if images:
         name = runner.transforms.image_input()
@@ -107,18 +109,14 @@ def _inputs(runner: Runner, path: str | None, images: list[str] | None = None,
                              "input with \"preprocess\": {\"type\": \"image\", ...})")
         blobs = np.empty(len(images), dtype=object)
         blobs[:] = [Path(p).read_bytes() for p in images]
-        given = runner.transforms.apply([InferInput(name, "BYTES", blobs.shape, blobs)],
-                                        Settings().max_image_pixels)
-    elif path is None:
+        return [InferInput(name, "BYTES", blobs.shape, blobs)]
+    if path is None:
         raise BadRequest("--input FILE is required (.npy for one input, .npz keyed by input "
                          "name, or .json)" + (" or --image FILE" if runner.transforms.images
                                               else ""))
-    elif path.endswith(".json"):
-        given = _from_json(runner, Path(path).read_bytes())
-    else:
-        given = _from_numpy(runner, np.load(path, allow_pickle=False), say)
-    arrays, _ = runner.validate(given)
-    return arrays
+    if path.endswith(".json"):
+        return _from_json(runner, Path(path).read_bytes())
+    return _from_numpy(runner, np.load(path, allow_pickle=False), say)
 
 
 def _from_numpy(runner: Runner, z, say) -> list[InferInput]:
@@ -159,7 +157,10 @@ def _dump(doc) -> None:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    s = _load(args).summary(args.batch_size)
+    r = _load(args)
+    s = r.summary(args.batch_size, parse_shapes(args.shape, [i.name for i in r.inputs], r.name))
+    for w in s["warnings"]:
+        print(f"hybridserve summary: warning: {w}", file=sys.stderr)
     if args.json:
         _dump(s)
     else:
@@ -182,15 +183,18 @@ def _say(args: argparse.Namespace):
 
 def cmd_predict(args: argparse.Namespace) -> int:
     r = _load(args)
-    outs = r.run(_inputs(r, args.input, args.image, _say(args)))
-    top = args.top if args.top is not None else (5 if args.image else 0)
-    named = {s.name: np.asarray(o) for s, o in zip(r.outputs, outs)}
+    top = 0 if args.output else args.top if args.top is not None else (5 if args.image else 0)
+    # the server's classification extension (score:index[:label]) when asked for a top K
+    outputs = [RequestedOutput(s.name, classification=top) for s in r.outputs] if top else None
+    req = InferRequest(None, _inputs(r, args.input, args.image, _say(args)), outputs)
+    with serving(r) as plane:
+        resp = asyncio.run(plane.infer(r.name, r.version, req))
+    named = {o.name: o.array for o in resp.outputs}
     if args.output:
         np.savez(args.output, **named)
-    elif top > 0:      # the server's classification extension: score:index[:label]
-        tops = {n: classify(o, top, r.transforms.labels.get(n)) for n, o in named.items()}
+    elif top > 0:
         print(orjson.dumps({n: [[v.decode() for v in row] for row in t.reshape(-1, t.shape[-1])]
-                            for n, t in tops.items()}, option=orjson.OPT_INDENT_2).decode())
+                            for n, t in named.items()}, option=orjson.OPT_INDENT_2).decode())
     else:
         print(orjson.dumps(named, option=orjson.OPT_SERIALIZE_NUMPY).decode())
     return 0
@@ -200,8 +204,12 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     r = _load(args)
     params = {"filter": args.filter, "regex": args.regex, "monitor_all": args.monitor_all,
               "include_values": args.max_values > 0, "max_values": args.max_values}
-    _dump(inspect_model(r, _inputs(r, args.input, args.image, _say(args)), params, 100_000,
-                        1_000_000))
+    req = InferRequest(None, _inputs(r, args.input, args.image, _say(args)), None, params)
+    # offline, the whole graph may be recorded: limits far above the server's
+    limits = Settings().model_copy(update={"inspect_max_records": 100_000,
+                                           "inspect_max_values": 1_000_000})
+    with serving(r, limits) as plane:
+        _dump(asyncio.run(plane.inspect(r.name, r.version, req)))
     return 0
 
 
@@ -270,6 +278,9 @@ def add_commands(sub) -> None:
     _add_model_args(p)
     p.add_argument("--batch-size", type=int, default=1,
                    help="batch size the shapes and FLOPs are computed for (default 1)")
+    p.add_argument("--shape", action="append", default=[], metavar="INPUT:D0,D1,...",
+                   help="an input's shape (e.g. data:1,3,224,224; repeatable); without it, "
+                        "an input with free dims beyond the batch stays unknown (a warning)")
     p.add_argument("--json", action="store_true", help="the table as JSON instead of text")
     p.set_defaults(func=cmd_summary)
     p = sub.add_parser("validate", help="load and warm a model as the server would (exit 1 "

@@ -1,6 +1,8 @@
-"""The transport-free core that joins the repository and the runtime: `Core` (the data plane:
-inference, inspection, start/stop), `sync` (each replica converges to the shared store) and
-`management` (upload, load, unload, delete). The API and the CLI call it."""
-from .dataplane import Core
+"""The transport-free core that joins the repository and the runtime: `Core` (server.py: one
+serving node, started and stopped as one), its data plane (dataplane.py: the one `infer` every
+transport calls), `sync` (each replica converges to the shared store) and `management`
+(upload, load, unload, delete). The API, the CLI and gRPC call it."""
+from .dataplane import DataPlane
+from .server import Core
 
-__all__ = ["Core"]
+__all__ = ["Core", "DataPlane"]

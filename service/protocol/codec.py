@@ -6,7 +6,6 @@ Parsing is hand-written (no pydantic on the hot path); every malformed piece rai
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -15,34 +14,10 @@ import orjson
 from ..errors import BadRequest, PayloadTooLarge
 from ..limits import check_tree_depth
 from .tensors import check_shape, decode_binary, decode_json, encode_binary, encode_json
+from .types import InferInput, InferRequest, InferResponse, RequestedOutput
 
 _JSON_OPTS = orjson.OPT_SERIALIZE_NUMPY
 _SKIP_DATA = frozenset(("data",))
-
-
-@dataclass(slots=True)
-class InferInput:
-    name: str
-    datatype: str
-    shape: tuple[int, ...]
-    array: np.ndarray
-
-
-@dataclass(slots=True)
-class RequestedOutput:
-    name: str
-    binary: bool | None = None
-    classification: int = 0
-
-
-@dataclass(slots=True)
-class InferRequest:
-    id: str | None
-    inputs: list[InferInput]
-    outputs: list[RequestedOutput] | None
-    parameters: dict[str, Any] = field(default_factory=dict)
-    binary_output: bool = False
-    decode_ns: int = 0          # time spent parsing the body (Triton's compute_input counts it)
 
 
 def decompress(body: bytes, encoding: str | None, limit: int) -> bytes:
@@ -179,37 +154,11 @@ def _parse_outputs(raw: Any) -> list[RequestedOutput] | None:
     return outs
 
 
-def classify(arr: np.ndarray, k: int, labels: list[str] | None = None) -> np.ndarray:
-    """Triton classification extension: top-k of the last axis as BYTES 'value:index', or
-    'value:index:label' when the output has labels (an index past them gets none)."""
-    a = arr if arr.ndim > 1 else arr.reshape(1, -1)
-    flat = a.reshape(-1, a.shape[-1])
-    k = min(k, flat.shape[1])
-    idx = np.argsort(-flat.astype(np.float64), axis=1, kind="stable")[:, :k]
-    out = np.empty(idx.shape, dtype=object)
-    for r in range(idx.shape[0]):
-        for c in range(k):
-            i = int(idx[r, c])
-            tag = f":{labels[i]}" if labels is not None and i < len(labels) else ""
-            out[r, c] = f"{float(flat[r, i]):f}:{i}{tag}".encode()
-    return out.reshape(a.shape[:-1] + (k,)) if arr.ndim > 1 else out.reshape(k)
-
-
-@dataclass(slots=True)
-class OutputTensor:
-    name: str
-    datatype: str
-    array: np.ndarray
-    binary: bool
-
-
-def encode_response(model_name: str, model_version: str, request_id: str | None,
-                    outputs: list[OutputTensor],
-                    parameters: dict | None = None) -> tuple[bytes, dict[str, str], str]:
+def encode_response(resp: InferResponse) -> tuple[bytes, dict[str, str], str]:
     """Response JSON (+ binary tail): (body, extra headers, media type)."""
     blobs: list = []
     out_docs = []
-    for o in outputs:
+    for o in resp.outputs:
         d: dict[str, Any] = {"name": o.name, "datatype": o.datatype, "shape": list(o.array.shape)}
         if o.binary:
             blob = encode_binary(o.array, o.datatype)
@@ -219,11 +168,11 @@ def encode_response(model_name: str, model_version: str, request_id: str | None,
         else:
             d["data"] = encode_json(o.array, o.datatype)
         out_docs.append(d)
-    doc: dict[str, Any] = {"model_name": model_name, "model_version": model_version}
-    if request_id is not None:
-        doc["id"] = request_id
-    if parameters:
-        doc["parameters"] = parameters
+    doc: dict[str, Any] = {"model_name": resp.model_name, "model_version": resp.model_version}
+    if resp.id is not None:
+        doc["id"] = resp.id
+    if resp.parameters:
+        doc["parameters"] = resp.parameters
     doc["outputs"] = out_docs
     try:
         head = orjson.dumps(doc, option=_JSON_OPTS)

@@ -12,6 +12,7 @@ import os
 import shutil
 from pathlib import Path
 
+from ..errors import ServiceError
 from .owner import TMP, is_stale
 from .store import RESTORE, STAGING, TRASH, ModelStore
 
@@ -35,7 +36,7 @@ def _restore(store: ModelStore, trash_dir: Path) -> None:
         try:
             model, version = e.name[len(RESTORE):].split("=", 1)
             target = store.version_dir(model, version)
-        except Exception:  # noqa: BLE001 - a malformed name: just debris
+        except (ValueError, OSError, ServiceError):     # a malformed name: just debris
             continue
         if target.parent.is_dir() and not target.exists():
             os.rename(e, target)

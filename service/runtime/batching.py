@@ -35,7 +35,8 @@ class _Item:
     future: asyncio.Future = field(default=None)  # type: ignore[assignment]
 
 
-def _timed(fn, arrays):
+def timed(fn, arrays):
+    """(fn(arrays), the ns it took): every model execution is timed by this."""
     t = time.perf_counter_ns()
     out = fn(arrays)
     return out, time.perf_counter_ns() - t
@@ -193,9 +194,17 @@ class Batcher:
 
     async def _call(self, arrays: list[np.ndarray], n: int):
         if self._inline(n):      # cheaper than a thread hop; arrivals queue up meanwhile
-            return _timed(self._run, arrays)
+            return timed(self._run, arrays)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, _timed, self._run, arrays)
+        return await loop.run_in_executor(self._executor, timed, self._run, arrays)
+
+    async def _attempt(self, arrays: list[np.ndarray], n: int):
+        """(outputs, ns, None) of one run, or (None, 0, the exception it raised)."""
+        try:
+            outs, ns = await self._call(arrays, n)
+        except Exception as e:  # noqa: BLE001 - a model failure goes to its requests
+            return None, 0, e
+        return outs, ns, None
 
     async def _execute(self, items: list[_Item]) -> None:
         self._running += len(items)
@@ -207,9 +216,8 @@ class Batcher:
             else:
                 arrays = [np.concatenate([it.arrays[k] for it in items])
                           for k in range(len(items[0].arrays))]
-            try:
-                outs, ns = await self._call(arrays, total)
-            except Exception as e:  # noqa: BLE001 - isolate per request below
+            outs, ns, e = await self._attempt(arrays, total)
+            if e is not None:           # isolate per request: one bad request fails alone
                 if len(items) == 1:
                     _fail(items[0], e)
                 else:
@@ -232,9 +240,8 @@ class Batcher:
 
     async def _one_by_one(self, items: list[_Item], start: int) -> None:
         for it in items:
-            try:
-                outs, ns = await self._call(it.arrays, it.batch)
-            except Exception as e:  # noqa: BLE001
+            outs, ns, e = await self._attempt(it.arrays, it.batch)
+            if e is not None:
                 _fail(it, e)
                 continue
             self._on_execution(it.batch, ns, 1)

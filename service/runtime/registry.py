@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import Callable
 
 from ..errors import (BadRequest, InsufficientStorage, NotFound, ServiceError, Unavailable,
                       VersionUnavailable)
@@ -27,6 +28,7 @@ from .metrics import Metrics
 from .runner import Runner
 from .stats import ModelStats
 from .threads import ort_options
+from .warmup import warm_runner
 
 log = logging.getLogger("hybridserve.registry")
 
@@ -67,7 +69,9 @@ def load_limits(s: Settings) -> dict:
 
 class Registry:
     def __init__(self, store: Store, settings: Settings, metrics: Metrics,
-                 infer_pool: ThreadPoolExecutor):
+                 infer_pool: ThreadPoolExecutor, outstanding: Callable[[], int] | None = None):
+        """`outstanding()`: the inference requests the server holds now (every model), for
+        the batchers' closed-loop rule (Batcher's `outstanding`)."""
         self.store, self.settings, self.metrics = store, settings, metrics
         self.infer_pool = infer_pool
         self.load_pool = ThreadPoolExecutor(max(1, settings.load_threads),
@@ -75,8 +79,9 @@ class Registry:
         self.models: dict[str, dict[str, ModelVersion]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self.unloaded: set[str] = set()     # explicitly unloaded here
+        self.notes: dict[str, str] = {}     # model → why something for it was refused (index)
         self.initial_load_done = False      # server readiness: the startup load finished
-        self.http_requests = 0              # infer requests read over HTTP, not yet answered
+        self.outstanding = outstanding
         self.budget = (int(settings.memory_budget) if settings.memory_budget is not None
                        else memory.default_budget(settings.memory_budget_fraction))
         # every runner loaded and still alive (serving, retired with requests in flight, or
@@ -102,10 +107,14 @@ class Registry:
 
     # -- lookups (hot path) --------------------------------------------------------------------
     def get(self, name: str, version: str | None = None) -> ModelVersion:
+        """The version that serves a request. A model that is gone (deleted here or by another
+        replica) is 404; one that exists but cannot serve now (not loaded, loading, failed,
+        unloading) is 503 with the reason: never 400, which tells clients not to retry."""
         entries = self.models.get(name)
         if not entries:
-            if name in self.models or self._on_disk(name):
-                raise BadRequest(f"model '{name}' is not loaded")
+            if self._on_disk(name):
+                why = "unloaded" if name in self.unloaded else "not loaded"
+                raise Unavailable(f"model '{name}' is not available ({why})")
             raise NotFound(f"Model with name '{name}' does not exist.")
         if version is None:
             ready = [mv for mv in entries.values() if mv.state is State.READY]
@@ -115,23 +124,38 @@ class Registry:
         else:
             mv = entries.get(version)
             if mv is None:
+                if version in self._versions_on_disk(name):     # not picked up here yet
+                    raise Unavailable(f"model '{name}' version {version} is not loaded yet")
                 raise NotFound(f"model '{name}' has no version '{version}'")
         if mv.state is not State.READY:
-            if mv.excluded:       # Triton's words and status for a version it does not serve
-                raise VersionUnavailable(f"Request for unknown model: '{name}' version "
-                                         f"{mv.version} is not at ready state ({mv.reason})")
-            why = f": {mv.reason}" if mv.reason else ""
-            if mv.state is State.LOADING:
-                raise Unavailable(f"model '{name}' version {mv.version} is still loading")
-            raise BadRequest(f"model '{name}' version {mv.version} is not ready "
-                             f"({mv.state.value}{why})"[:2000])
+            self._not_ready(mv)
         return mv
+
+    def _not_ready(self, mv: ModelVersion) -> None:
+        """Raise why a known version cannot serve (the cold path of `get`)."""
+        name = mv.name
+        if mv.excluded:       # Triton's words and status for a version it does not serve
+            raise VersionUnavailable(f"Request for unknown model: '{name}' version "
+                                     f"{mv.version} is not at ready state ({mv.reason})")
+        if not self._on_disk(name):          # being deleted (here or by another replica)
+            raise NotFound(f"Model with name '{name}' does not exist.")
+        why = f": {mv.reason}" if mv.reason else ""
+        if mv.state is State.LOADING:
+            raise Unavailable(f"model '{name}' version {mv.version} is still loading")
+        raise Unavailable(f"model '{name}' version {mv.version} is not available "
+                          f"({mv.state.value}{why})"[:2000])
 
     def _on_disk(self, name: str) -> bool:
         try:
             return self.store.exists(name)
         except ServiceError:
             return False
+
+    def _versions_on_disk(self, name: str) -> list[str]:
+        try:
+            return self.store.versions(name)
+        except (ServiceError, OSError):
+            return []
 
     def ready_versions(self, name: str) -> list[str]:
         return sorted((v for v, mv in self.models.get(name, {}).items()
@@ -146,9 +170,11 @@ class Registry:
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def load(self, name: str, config: ModelConfig | None = None,
-                   only: set[str] | None = None) -> list[ModelVersion]:
+                   only: set[str] | None = None, plain: bool = False) -> list[ModelVersion]:
         """(Re)load the versions of a model that its version policy serves (all of them, or
         `only` those), then unload the ones it does not and retire versions gone from disk.
+        Without `config`: the store's effective config, or with `plain` config.json alone
+        (a plain load ends a load's override, also for a model without config.json).
         Raises if none of them becomes ready."""
         check_name(name)
         self.unloaded.discard(name)
@@ -158,7 +184,8 @@ class Registry:
                 raise NotFound(f"model '{name}' has no versions in the model store")
             entries = self.models.setdefault(name, {})
             try:
-                cfg = config if config is not None else self.store.effective_config(name)
+                cfg = (config if config is not None else self.store.read_config(name)
+                       if plain else self.store.effective_config(name))
             except ServiceError as e:
                 for v in versions if only is None else [v for v in versions if v in only]:
                     entries[v] = ModelVersion(name, v, State.FAILED, e.message)
@@ -208,8 +235,10 @@ class Registry:
             self._check_budget(name, version, Path(files.params).stat().st_size, "needs at least")
         loop = asyncio.get_running_loop()
         try:
+            limits = load_limits(self.settings)
             runner, cost = await loop.run_in_executor(self.load_pool, lambda: memory.measured(
-                lambda: Runner.load(name, version, files, cfg, **load_limits(self.settings))))
+                lambda: Runner.load(name, version, files, cfg, **limits),
+                warm=lambda: warm_runner(limits)))
         except ServiceError:
             raise
         except MemoryError:
@@ -300,7 +329,7 @@ class Registry:
                     db.preferred_batch_size, db.max_queue_size or self.settings.default_max_queue_size,
                     self.settings.inference_threads, on_execution,
                     inline=lambda n: r.flops_per_item is not None and r.flops_per_item * n <= limit,
-                    outstanding=lambda: self.http_requests)
+                    outstanding=self.outstanding)
         b.start()
         return b
 
@@ -334,6 +363,8 @@ class Registry:
 
     async def forget(self, name: str, version: str | None = None) -> None:
         """Unload and drop registry entries (before deleting files)."""
+        if version is None:
+            self.notes.pop(name, None)
         entries = self.models.get(name, {})
         for v in [version] if version is not None else list(entries):
             mv = entries.pop(v, None)
@@ -358,7 +389,7 @@ class Registry:
             for v in versions:
                 mv = entries.get(v)
                 state = mv.state.value if mv else State.UNAVAILABLE.value
-                reason = mv.reason if mv else "not loaded"
+                reason = (mv.reason if mv else "not loaded") or self.notes.get(name, "")
                 if ready_only and state != "READY":
                     continue
                 row = {"name": name, "version": v, "state": state, "reason": reason}

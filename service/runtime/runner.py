@@ -28,15 +28,16 @@ from framework.ndarray import ndarray
 from framework.symbol.json_io import load_json
 
 from ..errors import BadRequest, Unavailable
-from ..limits import check_activations, check_json_depth
-from ..protocol.codec import InferInput
+from ..limits import check_activations, check_inputs, check_json_depth
+from ..protocol.types import InferInput
 from ..repository.config import ModelConfig
 from ..repository.store import ModelFiles
+from .analysis import GraphFacts
 from .int8 import quantize_for_serving
 from .compiled import BoundOp, Engine, OrtOptions, optimised_twin, ort_twin, verification_inputs
-from .signature import (IOSpec, concrete, default_input, infer_outputs, looks_like_param,
+from .signature import (IOSpec, concrete, default_input, infer_outputs, param_vars,
                         output_names)
-from .summary import graph_table
+from .summary import input_shapes
 from .transforms import Transforms
 
 log = logging.getLogger("hybridserve.runner")
@@ -88,9 +89,11 @@ def _read_files(files: ModelFiles, max_nodes: int, max_params_bytes: int | None,
 
 class Runner:
     def __init__(self, name: str, version: str, block, symbol, inputs: list[IOSpec],
-                 outputs: list[IOSpec], config: ModelConfig):
+                 outputs: list[IOSpec], config: ModelConfig, facts: GraphFacts | None = None):
         self.name, self.version = name, version
         self.block, self.symbol = block, symbol
+        # shapes, dtypes, parameters and FLOPs of the graph, per input signature, once each
+        self.facts = facts or GraphFacts(symbol, [s.name for s in inputs], {})
         self.inputs, self.outputs = inputs, outputs
         self.config = config
         self.max_batch_size = config.max_batch_size
@@ -110,7 +113,7 @@ class Runner:
         self._plain: BoundOp | None = None   # the traced graph (inspection, reference)
         self._built = False
         self._lock = threading.Lock()
-        self._summaries: dict[int, dict] = {}
+        self._summaries: dict[tuple, dict] = {}
         self.transforms = Transforms()      # image inputs, output labels (transforms.py)
 
     # -- loading -------------------------------------------------------------------------------
@@ -151,14 +154,15 @@ class Runner:
         inputs = [IOSpec(n, declared[n].datatype,
                          tuple(declared[n].shape) if declared[n].shape is not None else None)
                   if n in declared else default_input(sym, n, params) for n in data_names]
-        outputs = cls._outputs(sym, inputs, cfg)
+        facts = GraphFacts(sym, data_names, {k: tuple(v.shape) for k, v in params.items()})
+        outputs = cls._outputs(facts, inputs, cfg)
         effective = cls._effective_config(name, cfg, config is None, inputs, outputs,
                                           default_max_batch_size)
         warm_batch = max(cls._warm_sizes(effective))
-        check_activations(sym, {s.name: concrete(s.shape, warm_batch, 1) for s in inputs
-                                if s.shape is not None}, max_tensor_elements, max_activation_bytes,
-                          params={k: tuple(v.shape) for k, v in params.items()})
-        r = cls(name, version, block, sym, inputs, outputs, effective)
+        warm = {s.name: concrete(s.shape, warm_batch, 1) for s in inputs if s.shape is not None}
+        check_inputs(warm, max_tensor_elements)
+        check_activations(sym, facts.shapes(warm), max_tensor_elements, max_activation_bytes)
+        r = cls(name, version, block, sym, inputs, outputs, effective, facts)
         r.quantization = quantization
         r.transforms = Transforms.build(name, effective, inputs, files)
         r._warm_up(explicit=bool(cfg.inputs), optimize=optimize, buffer_sets=buffer_sets,
@@ -183,19 +187,21 @@ class Runner:
                                  "declared as inputs in the config")
             return names
         names = [n for n in graph_inputs if n not in params]
-        missing = [n for n in names if looks_like_param(n)]
+        missing = param_vars(sym, names, has_params)
+        hint = ("; if some of them are data, name the data inputs in the config's 'inputs'")
         if missing and not has_params:
             raise BadRequest(f"cannot load model: no params file was given, and the graph needs "
-                             f"parameters {missing}"[:1000])
+                             f"parameters {missing[:20]}{hint}"[:1000])
         if missing:
-            raise BadRequest(f"cannot load model: the params file lacks {missing}"[:1000])
+            raise BadRequest(f"cannot load model: the params file lacks {missing[:20]}{hint}"
+                             [:1000])
         if not names:
             raise BadRequest("cannot load model: the graph has no data inputs")
         return names
 
     @staticmethod
-    def _outputs(sym, inputs: list[IOSpec], cfg: ModelConfig) -> list[IOSpec]:
-        names = output_names(sym)
+    def _outputs(facts: GraphFacts, inputs: list[IOSpec], cfg: ModelConfig) -> list[IOSpec]:
+        names = output_names(facts.sym)
         if cfg.outputs and len(cfg.outputs) != len(names):
             raise BadRequest(f"config lists {len(cfg.outputs)} outputs but the graph has "
                              f"{len(names)}: {names}")
@@ -203,7 +209,7 @@ class Runner:
             names = [t.name for t in cfg.outputs]
             if len(set(names)) != len(names):
                 raise BadRequest(f"config has duplicate output names {names}")
-        specs = infer_outputs(sym, inputs, names)
+        specs = infer_outputs(facts, inputs, names)
         for k, t in enumerate(cfg.outputs):
             if t.shape is not None:
                 specs[k].shape = tuple(t.shape)
@@ -450,12 +456,17 @@ class Runner:
                                              **self.quantization}.items()}}
         return doc
 
-    def summary(self, batch: int = 1) -> dict:
-        if batch in self._summaries:
-            return self._summaries[batch]
-        known = {s.name: concrete(s.shape, batch, 1) for s in self.inputs if s.shape is not None}
-        t = graph_table(self.symbol, known, set(self.input_index))
+    def summary(self, batch: int = 1, shapes: dict[str, tuple[int, ...]] | None = None) -> dict:
+        """The layer table at `batch`, inputs of `shapes` where given (else the declared
+        shape; an input with free dims beyond the batch and no shape given stays unknown,
+        with a warning)."""
+        key = (batch, tuple(sorted((shapes or {}).items())))
+        if key in self._summaries:
+            return self._summaries[key]
+        known, warnings = input_shapes(self.inputs, batch, shapes or {}, self.name)
+        t = dict(self.facts.table(known))
         t.update({"name": self.name, "version": self.version, "batch_size": batch,
+                  "warnings": warnings,
                   "inputs": [{"name": s.name, "datatype": s.datatype,
                               "shape": list(known[s.name]) if s.name in known else None}
                              for s in self.inputs],
@@ -463,6 +474,6 @@ class Runner:
                   "signature": {"inputs": [s.public() for s in self.inputs],
                                 "outputs": [s.public() for s in self.outputs]}})
         if len(self._summaries) < 8:
-            self._summaries[batch] = t
+            self._summaries[key] = t
         return t
 

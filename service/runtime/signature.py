@@ -3,7 +3,7 @@
 MXNet exports rarely record data shapes, so defaults are read off the first op that consumes
 each input, as its registry entry derives them from its weight (`OpDef.data_shape`:
 FullyConnected → `[-1, in_units]`, Convolution → `[-1, C, -1, -1]`); anything else
-stays unknown-rank (`shape: None`, accepted as is). Output shapes come from shape inference
+stays unknown-rank (`shape: None`, accepted as is). Output shapes come from the graph facts
 probed at two batch sizes: dims that move with the free input dims are reported as -1.
 """
 from __future__ import annotations
@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from framework.base import MXNetError
 from framework.io.dtypes import dtype_from_flag
-from framework.symbol.infer import infer_dtypes, infer_shapes
 
 from ..protocol.datatypes import V2_TO_NUMPY, v2_datatype
 from ..repository.config import TensorSpec
+from .analysis import GraphFacts
 
 _TRACED = re.compile(r"^node_\d+_output\d*$")
 _PARAM_SUFFIXES = ("weight", "bias", "gamma", "beta", "running_mean", "running_var",
@@ -46,9 +47,27 @@ class IOSpec:
                           **(extras or {}))
 
 
+# attributes only a parameter's variable carries (Gluon's export, MXNet's FixParsing); a data
+# variable may carry __shape__ (`sym.var('data', shape=...)`), so it only counts as one when
+# no params file says otherwise
+_PARAM_ATTRS = ("__init__", "__lr_mult__", "__wd_mult__")
+
+
 def looks_like_param(name: str) -> bool:
-    return name.rsplit("_", 1)[-1] in _PARAM_SUFFIXES or name.endswith(
+    """A parameter's name: `fc1_weight` (1.x), `0.weight` / `features.0.bias` (2.x)."""
+    last = name.rsplit(".", 1)[-1]
+    return last in _PARAM_SUFFIXES or last.rsplit("_", 1)[-1] in _PARAM_SUFFIXES or name.endswith(
         ("running_mean", "running_var", "moving_mean", "moving_var"))
+
+
+def param_vars(sym, names: list[str], has_params: bool) -> list[str]:
+    """Which of the graph inputs `names` are parameters (SymbolBlock.imports would make them
+    parameters, not data): a parameter's name or attributes, or — without a params file —
+    a declared `__shape__`."""
+    attrs = {n.name: n.attrs for n in sym.topo() if n.is_var}
+    marks = _PARAM_ATTRS if has_params else (*_PARAM_ATTRS, "__shape__")
+    return [n for n in names if looks_like_param(n)
+            or any(a in attrs.get(n, {}) for a in marks)]
 
 
 def default_input(sym, name: str, params: dict[str, np.ndarray]) -> IOSpec:
@@ -57,7 +76,7 @@ def default_input(sym, name: str, params: dict[str, np.ndarray]) -> IOSpec:
     if "__dtype__" in var.attrs:
         try:
             datatype = v2_datatype(dtype_from_flag(int(var.attrs["__dtype__"])))
-        except Exception:  # noqa: BLE001 - a hint only
+        except (ValueError, KeyError, TypeError, MXNetError):   # a hint only
             pass
     src = var
     for n in sym.topo():
@@ -81,21 +100,14 @@ def concrete(shape: tuple[int, ...], batch: int, free: int) -> tuple[int, ...]:
     return tuple((batch if i == 0 else free) if d == -1 else d for i, d in enumerate(shape))
 
 
-def infer_outputs(sym, inputs: list[IOSpec], names: list[str]) -> list[IOSpec]:
+def infer_outputs(facts: GraphFacts, inputs: list[IOSpec], names: list[str]) -> list[IOSpec]:
     probes = []
     if all(s.shape is not None for s in inputs):
         for batch, free in ((1, 1), (2, 1), (2, 2)):
-            known = {s.name: concrete(s.shape, batch, free) for s in inputs}
-            try:
-                shapes = infer_shapes(sym, known)
-            except Exception:  # noqa: BLE001 - a probe that does not fit is just skipped
-                continue
-            probes.append([shapes.get((id(n), i)) for n, i in sym.outputs])
-    try:
-        dts = infer_dtypes(sym, {s.name: s.dtype for s in inputs})
-        out_dt = [dts.get((id(n), i)) for n, i in sym.outputs]
-    except Exception:  # noqa: BLE001
-        out_dt = [None] * len(sym.outputs)
+            probes.append(facts.output_shapes({s.name: concrete(s.shape, batch, free)
+                                               for s in inputs}))
+    dts = facts.dtypes({s.name: s.dtype for s in inputs})
+    out_dt = [dts.get((id(n), i)) for n, i in facts.sym.outputs]
     specs = []
     for k, name in enumerate(names):
         shapes = [p[k] for p in probes if p[k] is not None]

@@ -78,7 +78,8 @@ class AppliedPolicy:
                 if got - {policy.blas}:
                     log.warning("BLAS threads stay at %s, not %d: another thread of this "
                                 "process controls them", sorted(got), policy.blas)
-            except Exception as e:  # noqa: BLE001 - no threadpoolctl: BLAS keeps its default
+            except (OSError, RuntimeError, ValueError, AttributeError) as e:  # ctypes/BLAS
+                # a BLAS library threadpoolctl cannot drive keeps its default
                 log.warning("cannot limit BLAS threads: %r", e)
         # BLAS is limited above: the split must not reset it
         self._prev_intra = _parallel.set_intra_op_threads(policy.intra_op, limit_blas=False)

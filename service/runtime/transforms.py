@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BadRequest
-from ..protocol.codec import InferInput
+from ..protocol.types import InferInput
 from ..protocol.datatypes import v2_datatype
 from ..repository.config import ModelConfig
 from ..repository.store import ModelFiles

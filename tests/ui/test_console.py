@@ -389,3 +389,31 @@ def test_narrow_screen_and_labels(browser, ui_server):
         errors.check()
     finally:
         ctx.close()
+
+
+def test_models_table_fits_a_laptop_window(browser, ui_server):
+    """At 1366 px (the common laptop width) the models table needs no sideways scrolling."""
+    ctx, page, errors = new_page(browser, width=1366, height=768)
+    try:
+        page.goto(ui_server.url + "/ui/#/models")
+        page.wait_for_selector("tr[data-model='mlp'][data-state='READY']")
+        over = page.evaluate("() => { const w = document.querySelector('.table-wrap');"
+                             " return w.scrollWidth - w.clientWidth; }")
+        assert over <= 1, f"the models table scrolls sideways by {over}px at 1366 px"
+        assert page.locator("tr[data-model='mlp'] .row-links a").count() == 4
+        errors.check()
+    finally:
+        ctx.close()
+
+
+def test_model_url_without_version_selects_the_model(browser, ui_server):
+    """`#/graph/lenet` opens lenet's newest ready version (as /v2/models/lenet serves it)."""
+    ctx, page, errors = new_page(browser)
+    try:
+        page.goto(ui_server.url + "/ui/#/graph/lenet")
+        page.wait_for_selector(".gnode")
+        assert page.url.endswith("#/graph/lenet/1")
+        assert page.locator("#model-select").input_value() == "lenet/1"
+        errors.check()
+    finally:
+        ctx.close()

@@ -8,7 +8,7 @@ import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ...core.dataplane import Core
+from ...core.server import Core
 from ...errors import BadRequest
 from ...limits import check_json_depth
 from ..rules import authorize, body_limit, decode_body

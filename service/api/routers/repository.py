@@ -6,6 +6,8 @@ from pathlib import PurePosixPath
 
 from fastapi import APIRouter, Depends, Request
 from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException
 
 from ...core import management
 from ...errors import BadRequest, PayloadTooLarge
@@ -37,14 +39,18 @@ def _body_doc(model) -> dict:
              openapi_extra=_body_doc(IndexRequest))
 async def index(request: Request):
     doc = await read_json(request)
-    ready = doc.get("ready", False)
-    if not isinstance(ready, bool):
+    ready = doc.get("ready")                 # null (as the schema allows) = absent
+    if ready is None:
+        ready = False
+    elif not isinstance(ready, bool):
         raise BadRequest("'ready' must be a boolean")
     return json_response(core_of(request).registry.index(ready_only=ready))
 
 
 def _parameters(doc: dict) -> dict:
-    p = doc.get("parameters") or {}
+    p = doc.get("parameters")
+    if p is None:
+        return {}
     if not isinstance(p, dict):
         raise BadRequest("'parameters' must be an object")
     return p
@@ -84,8 +90,8 @@ async def upload(request: Request, name: str):
                          "and optional 'config', or one 'archive' (.mar)")
     try:
         form = await request.form(max_files=3, max_fields=8)
-    except Exception as e:  # noqa: BLE001 - starlette's MultiPartException and friends
-        raise BadRequest(f"malformed multipart body: {e}") from None
+    except (MultiPartException, HTTPException, ValueError) as e:   # python-multipart's: ValueError
+        raise BadRequest(f"malformed multipart body: {getattr(e, 'detail', e)}") from None
     try:
         extra = set(form.keys()) - set(FIELDS)
         if extra:

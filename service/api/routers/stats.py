@@ -25,7 +25,7 @@ async def model_stats(request: Request, name: str, version: str | None = None):
     else:
         entries = reg.models.get(name)
         if not entries:
-            reg.get(name)                          # raises the right 404/400
+            reg.get(name)                          # raises the right 404/503
             raise NotFound(f"model '{name}' has no statistics")
         docs = [mv.stats.doc() for _, mv in sorted(entries.items(), key=lambda kv: int(kv[0]))
                 if mv.stats is not None]

@@ -86,18 +86,16 @@ async def _version_doc(mv) -> dict:
         "dynamic_batching": None if db is None else {
             "max_queue_delay_microseconds": db.max_queue_delay_microseconds,
             "preferred_batch_size": list(db.preferred_batch_size)},
-        "description": cfg.description})
+        "description": cfg.description,
+        "quantization": r.quantization or None})
     doc.update({"total_params": None, "op_count": None, "flops": None})
-    try:
-        # the graph reads parameter sizes off the loaded arrays, so it has them even where
-        # the summary's shape inference at 1x1 free dims gives up
-        g = await graph_doc(r)
-        doc.update({"total_params": g["total_params"], "op_count": g["op_count"]})
-        s = r.summary(1)
-        if s["flops_complete"] and s["flops"]:
-            doc["flops"] = s["flops"]
-    except Exception:  # noqa: BLE001 - a model without a graph/summary still gets listed
-        pass
+    # the graph reads parameter sizes off the loaded arrays, so it has them even where the
+    # summary's shape inference at 1x1 free dims gives up (both from the model's graph facts)
+    g = await graph_doc(r)
+    doc.update({"total_params": g["total_params"], "op_count": g["op_count"]})
+    s = r.summary(1)
+    if s["flops_complete"] and s["flops"]:
+        doc["flops"] = s["flops"]
     return doc
 
 

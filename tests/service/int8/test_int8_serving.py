@@ -56,6 +56,19 @@ def test_metadata_reports_agreement(served):
     assert "quantize_top1_agreement" in cfg["parameters"]
 
 
+
+def test_console_overview_shows_agreement(served):
+    """The console's models page reads INT8 agreement and max|Δ| from its overview."""
+    c, _ = served
+    ov = c.get("/ui/api/overview").json()
+    versions = {m["name"]: m["versions"][0] for m in ov["models"]}
+    q = versions["resq"]["quantization"]
+    meta = c.get("/v2/models/resq").json()["parameters"]
+    assert q["quantized"] == "auto"
+    assert q["quantize_top1_agreement"] == meta["quantize_top1_agreement"]
+    assert q["quantize_max_abs_diff"] == meta["quantize_max_abs_diff"]
+    assert versions["resq_missing"].get("quantization") is None      # failed: nothing to show
+
 def test_infer_runs_int8(served):
     c, data = served
     x = data["test"]

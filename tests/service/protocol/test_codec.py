@@ -8,7 +8,8 @@ import orjson
 import pytest
 
 from service.errors import BadRequest, PayloadTooLarge
-from service.protocol.codec import (OutputTensor, decompress, encode_response, parse_request)
+from service.protocol.codec import decompress, encode_response, parse_request
+from service.protocol.types import InferResponse, OutputTensor
 from service.protocol.datatypes import V2_TO_NUMPY
 
 NUMERIC = [k for k in V2_TO_NUMPY if k != "BYTES"]
@@ -28,7 +29,8 @@ def test_json_round_trip_every_datatype(dt):
     (inp,) = parse_request(body, None, 1 << 20).inputs
     assert inp.array.dtype == x.dtype
     np.testing.assert_array_equal(inp.array, x)
-    resp, headers, media = encode_response("m", "1", None, [OutputTensor("y", dt, x, False)])
+    resp, headers, media = encode_response(
+        InferResponse("m", "1", None, [OutputTensor("y", dt, x, False)]))
     assert media == "application/json" and not headers
     out = json.loads(resp)["outputs"][0]
     assert out["datatype"] == dt and out["shape"] == [2, 3]
@@ -42,7 +44,8 @@ def test_binary_round_trip_every_datatype(dt):
                                      "parameters": {"binary_data_size": x.nbytes}}]})
     (inp,) = parse_request(head + x.tobytes(), str(len(head)), 1 << 20).inputs
     np.testing.assert_array_equal(inp.array, x)
-    resp, headers, _ = encode_response("m", "1", "id", [OutputTensor("y", dt, x, True)])
+    resp, headers, _ = encode_response(
+        InferResponse("m", "1", "id", [OutputTensor("y", dt, x, True)]))
     n = int(headers["Inference-Header-Content-Length"])
     doc = json.loads(resp[:n])
     assert doc["outputs"][0]["parameters"]["binary_data_size"] == x.nbytes
@@ -57,7 +60,8 @@ def test_bytes_both_encodings():
         {"name": "j", "shape": [1, 2], "datatype": "BYTES", "data": ["a", "bc"]}]})
     b, j = parse_request(head + blob, str(len(head)), 100).inputs
     assert list(b.array) == vals and j.array.tolist() == [[b"a", b"bc"]]
-    resp, headers, _ = encode_response("m", "1", None, [OutputTensor("o", "BYTES", b.array, True)])
+    resp, headers, _ = encode_response(
+        InferResponse("m", "1", None, [OutputTensor("o", "BYTES", b.array, True)]))
     assert resp[int(headers["Inference-Header-Content-Length"]):] == blob
     with pytest.raises(BadRequest):
         parse_request(head + blob[:-1], str(len(head)), 100)

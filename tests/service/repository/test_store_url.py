@@ -8,7 +8,7 @@ import os
 import pytest
 
 from service.cli.main import main
-from service.core.dataplane import Core
+from service.core.server import Core
 from service.repository.backend import open_store
 from service.repository.store import ModelStore
 from service.repository.url import UnsupportedStore, split_url

@@ -60,7 +60,7 @@ _SERVER_START_STOP = r"""
 import asyncio, json, sys
 from threadpoolctl import threadpool_info
 from framework.ops import _parallel
-from service.core.dataplane import Core
+from service.core.server import Core
 from service.settings import Settings
 
 

@@ -97,7 +97,14 @@ async function render() {
   if (state.cleanup) { try { state.cleanup(); } catch (e) { console.error(e); } state.cleanup = null; }
   const main = document.getElementById("main");
   if (page.needsModel) {
-    if (route.name) {
+    if (route.name && !route.version) {
+      // a model without a version: its newest ready version (as /v2/models/<name> serves)
+      if (!state.overview) { try { await refreshOverview(); } catch { /* shown by the page */ } }
+      const newest = readyVersions().filter((r) => r.name === route.name)
+        .sort((a, b) => Number(b.version) - Number(a.version))[0];
+      if (newest) { location.replace(routeHref(route.page, newest.name, newest.version)); return; }
+      setModel(route.name, null);
+    } else if (route.name) {
       setModel(route.name, route.version);
     } else {
       // no model in the URL: the last one used, else the first ready one

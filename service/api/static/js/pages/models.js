@@ -6,8 +6,10 @@ import { h, clear, fmtBytes, fmtCompact, fmtInt, fmtMs, fmtShape, fmtAgo, errorB
 import { get } from "../api.js";
 import { routeHref } from "../main.js";
 
-const COLUMNS = ["Version", "State", "Inputs", "Outputs", "Params", "Memory", "Load time", "Requests", "Rate",
-  "Avg latency", "Avg compute", "Last request", "Open"];
+// 11 columns: the table fits a 1366-px-wide window (requests and rate share a cell, as do the
+// average latency and compute time)
+const COLUMNS = ["Version", "State", "Inputs", "Outputs", "Params", "Memory", "Load time", "Requests",
+  "Avg latency · compute", "Last request", "Open"];
 const STATE_LABEL = { READY: "ready", LOADING: "loading", FAILED: "failed", UNAVAILABLE: "unavailable",
   UNLOADING: "unloading", UNKNOWN: "unknown" };
 
@@ -41,8 +43,19 @@ function engineNote(v) {
     e.engine_fallback_reason ? reasonBox("onnxruntime not used: " + e.engine_fallback_reason) : null);
 }
 
+/** INT8 serving: how the quantized graph agreed with float32 on the calibration inputs. */
+function int8Note(v) {
+  const q = v.quantization;
+  if (!q || !q.quantized || v.state !== "READY") return null;
+  const parts = ["INT8"];
+  if (q.quantize_top1_agreement != null) parts.push(`top-1 agreement ${(q.quantize_top1_agreement * 100).toFixed(1)} %`);
+  if (q.quantize_max_abs_diff != null) parts.push(`max|Δ| ${Number(q.quantize_max_abs_diff).toPrecision(3)}`);
+  return h("div.int8.muted.small", { "data-int8": "", title: "INT8 vs float32 on the calibration inputs" },
+    parts.join(" · "));
+}
+
 function statsCells(st, prev, dt) {
-  if (!st) return { requests: "—", rate: "—", latency: "—", compute: "—", last: "—" };
+  if (!st) return { requests: "—", latency: "—", last: "—" };
   const is = st.inference_stats;
   const ok = is.success.count, fail = is.fail.count;
   const lat = ok ? is.success.ns / ok / 1e6 : null;
@@ -53,8 +66,8 @@ function statsCells(st, prev, dt) {
     rate = (d / dt).toFixed(d / dt < 10 ? 1 : 0) + "/s";
   }
   return {
-    requests: `${fmtInt(ok)} ok` + (fail ? ` · ${fmtInt(fail)} failed` : ""),
-    rate, latency: fmtMs(lat), compute: fmtMs(comp), last: fmtAgo(st.last_inference),
+    requests: `${fmtInt(ok)} ok` + (fail ? ` · ${fmtInt(fail)} failed` : "") + (rate !== "—" ? ` · ${rate}` : ""),
+    latency: `${fmtMs(lat)} · ${fmtMs(comp)}`, last: fmtAgo(st.last_inference),
     failed: fail > 0,
   };
 }
@@ -100,11 +113,10 @@ export async function render(main, ctx) {
       for (const v of m.versions) {
         const key = `${m.name}/${v.version}`;
         const cells = {
-          state: h("td"), requests: h("td.num"), rate: h("td.num"), latency: h("td.num"),
-          compute: h("td.num"), last: h("td"),
+          state: h("td"), requests: h("td.num"), latency: h("td.num"), last: h("td"),
         };
         cells.state.append(h("div.state-cell", null, stateBadge(v),
-          v.reason && v.state !== "READY" ? reasonBox(v.reason) : null, engineNote(v)));
+          v.reason && v.state !== "READY" ? reasonBox(v.reason) : null, engineNote(v), int8Note(v)));
         const ready = v.state === "READY";
         const links = ready ? h("nav.row-links", { "aria-label": `${m.name} version ${v.version}` },
           [["graph", "Graph"], ["summary", "Summary"], ["try", "Try it"], ["inspect", "Inspect"]].map(([p, t]) =>
@@ -115,7 +127,7 @@ export async function render(main, ctx) {
           h("td.num", { title: v.total_params != null ? fmtInt(v.total_params) + " parameters" : "" }, fmtCompact(v.total_params)),
           h("td.num", { title: "measured at load" }, fmtBytes(v.memory_bytes)),
           h("td.num", null, v.load_seconds != null ? fmtMs(v.load_seconds * 1000) : "—"),
-          cells.requests, cells.rate, cells.latency, cells.compute, cells.last, h("td", null, links));
+          cells.requests, cells.latency, cells.last, h("td", null, links));
         // labels for the narrow-screen layout, where each row becomes a card
         [...tr.children].forEach((c, i) => { c.dataset.label = COLUMNS[i]; });
         tb.append(tr);
@@ -146,7 +158,7 @@ export async function render(main, ctx) {
       for (const [k, cells] of rows) {
         const st = byKey.get(k);
         const c = statsCells(st, prevStats && prevStats.get(k), (now - prevT) / 1000);
-        for (const f of ["requests", "rate", "latency", "compute", "last"]) {
+        for (const f of ["requests", "latency", "last"]) {
           if (cells[f].textContent !== c[f]) cells[f].textContent = c[f];
         }
         cells.requests.classList.toggle("has-fail", !!c.failed);
