@@ -3,10 +3,9 @@ Each field's `description` is its `serve --help` text (cli/flags.py); comments s
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Literal, Optional
 
-from pydantic import ByteSize, Field, SecretStr
+from pydantic import ByteSize, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MiB = 1024 * 1024
@@ -17,7 +16,22 @@ class Settings(BaseSettings):
                                       protected_namespaces=())
 
     # where and how to listen
-    model_store: Path = Field(Path("model_store"), description="model repository directory")
+    # a directory (a path or file:///PATH) or s3://BUCKET/PREFIX (docs/s3.md); any other
+    # scheme is refused at start
+    model_store: str = Field("model_store", description=
+        "model repository: a directory, file:///PATH or s3://BUCKET/PREFIX")
+    # s3:// stores: the endpoint (else AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL, else AWS);
+    # credentials always come from the AWS chain (env, shared files, web identity)
+    s3_endpoint_url: Optional[str] = Field(None, description=
+        "S3 endpoint of an s3:// store (default: AWS_ENDPOINT_URL, else AWS)")
+    # object stores: where downloaded versions are kept (default: under ~/.cache, per store
+    # URL) and how much they may take (least recently used versions go first)
+    store_cache_dir: Optional[str] = Field(None, description=
+        "where an s3:// store's downloaded versions are cached (default: "
+        "~/.cache/hybridserve/stores/...)")
+    store_cache_bytes: ByteSize = Field(ByteSize(10 * 1024 * MiB), description=
+        "size limit of that read cache, e.g. 20GiB (least recently used versions are removed "
+        "first)")
     host: str = Field("127.0.0.1", description="bind address (loopback unless told otherwise)")
     port: int = Field(8000, description="TCP port")
     workers: int = Field(1, description="worker processes (each polls the store like a replica)")
@@ -172,8 +186,10 @@ class Settings(BaseSettings):
     auth_inference: bool = Field(False, description=
         "also require the token for inference and metadata")
 
-    def resolved_store(self) -> Path:
-        return Path(self.model_store).expanduser().resolve()
+    @field_validator("model_store", mode="before")
+    @classmethod
+    def _store_spec(cls, v):
+        return str(v) if isinstance(v, os.PathLike) else v
 
     def poll_seconds(self) -> float:
         return self.poll_interval_s if self.poll_interval_s is not None else self.store_poll_s

@@ -78,7 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         await core.start()
-        log.info("serving %d model(s) from %s", len(core.registry.models), core.store.root)
+        log.info("serving %d model(s) from %s", len(core.registry.models), core.store.location)
         try:
             yield
         finally:

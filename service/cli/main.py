@@ -16,6 +16,7 @@ import uvicorn
 from ..api.app import create_app
 from ..api.connguard import uvicorn_options
 from ..logs import uvicorn_log_config
+from ..repository.url import check_store_url
 from ..settings import Settings
 from . import offline
 from .flags import add_settings_flags, overrides as flag_overrides
@@ -56,6 +57,7 @@ def serve(args: argparse.Namespace) -> int:
     try:
         settings = Settings(**overrides)
         settings.check()
+        check_store_url(settings.model_store)       # s3:/x is never taken as a directory
     except ValueError as e:
         print(f"hybridserve: {e}", file=sys.stderr)
         return 2
