@@ -246,10 +246,12 @@ def run_slow_clients(srv: Server, n_header: int = 2000, n_body: int = 50) -> lis
         while time.monotonic() < end and fds(srv.proc.pid) > base:
             time.sleep(0.5)
         back = round(time.monotonic() - t0, 1)
+        held = fds(srv.proc.pid)                         # before the bench lets go
         for s in socks:
             s.close()
         return {"status": f"normal clients {codes.count(200)}/{len(codes)} x200, slowest "
-                          f"{slowest:.2f} s", "seconds": back, "stalled_opened": opened}
+                          f"{slowest:.2f} s; fds held at the end: {held}", "seconds": back,
+                "stalled_opened": opened}
     return [case(srv, f"{n_header} half headers + {n_body} stalled 60 MB bodies", run,
                  settle_s=2.0)]
 
