@@ -25,6 +25,9 @@ class Settings(BaseSettings):
     access_log: bool = False           # per-request access lines cost throughput
     server_name: str = "hybridserve"
     graceful_timeout_s: float = 30.0
+    # at SIGTERM, readiness answers 503 this long before the server stops accepting
+    # (service/cli/draining.py); Kubernetes' preStop sleep does the same from outside
+    drain_s: float = 0.0
 
     # model lifecycle
     load_on_startup: bool = True

@@ -22,6 +22,7 @@ HELP: dict[str, str] = {
     "access_log": "log every request (costs throughput)",
     "server_name": "name reported by GET /v2",
     "graceful_timeout_s": "seconds in-flight requests get to finish at shutdown",
+    "drain_s": "seconds readiness answers 503 at SIGTERM before the server stops accepting",
     "load_on_startup": "load every model of the store at startup",
     "store_poll_s": "seconds between polls of the store manifest (0: never)",
     "poll_interval_s": "older name of --store-poll-s (wins when set)",

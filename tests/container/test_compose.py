@@ -1,7 +1,8 @@
 """docker-compose.yml for real: three replicas on one store volume, nginx (deploy/nginx.conf) in
 front, Prometheus (deploy/prometheus.yml) scraping. nginx and Prometheus are stand-ins built
 from Debian's packages under the compose file's tags (tests/container/standins). Published on
-127.0.0.1 only (a compose override: the file itself publishes nginx on every address).
+127.0.0.1 only (a compose override: the file itself publishes nginx on every address; the
+override also checks health every 2 s, not 10 s, so that the waits are short).
 
 One stack, in order: it comes up healthy; nginx spreads inference over every replica;
 Prometheus scrapes every replica; a replica killed during a bounded load through nginx loses
@@ -26,8 +27,15 @@ pytestmark = pytest.mark.timeout(900)
 
 STANDINS = Path(__file__).parent / "standins"
 REPLICAS = ("hybridserve-1", "hybridserve-2", "hybridserve-3")
+# published on loopback only; health checked every 2 s instead of 10 s (the waits below)
 OVERRIDE = """\
+x-fast-health: &fast-health
+  healthcheck:
+    interval: 2s
 services:
+  hybridserve-1: *fast-health
+  hybridserve-2: *fast-health
+  hybridserve-3: *fast-health
   nginx:
     ports: !override
       - "127.0.0.1::8080"
