@@ -43,6 +43,10 @@ class Settings(BaseSettings):
     server_name: str = Field("hybridserve", description="name reported by GET /v2")
     graceful_timeout_s: float = Field(30.0, description=
         "seconds in-flight requests get to finish at shutdown")
+    # at SIGTERM, readiness answers 503 this long before the server stops accepting
+    # (service/cli/draining.py); Kubernetes' preStop sleep does the same from outside
+    drain_s: float = Field(0.0, description=
+        "seconds readiness answers 503 at SIGTERM before the server stops accepting")
 
     # model lifecycle
     load_on_startup: bool = Field(True, description="load every model of the store at startup")

@@ -19,6 +19,7 @@ from ..logs import uvicorn_log_config
 from ..repository.url import check_store_url
 from ..settings import Settings
 from . import offline
+from . import draining
 from .flags import add_settings_flags, overrides as flag_overrides
 
 add_serve_args = add_settings_flags
@@ -83,7 +84,7 @@ def serve(args: argparse.Namespace) -> int:
         uvicorn.run("service.api.app:create_app_from_env", factory=True, workers=settings.workers,
                     **common)
     else:
-        uvicorn.run(create_app(settings), **common)
+        draining.run(create_app(settings), settings.drain_s, **common)
     return 0
 
 

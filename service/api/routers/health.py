@@ -18,6 +18,8 @@ async def live():
 
 @router.get("/v2/health/ready")
 async def ready(request: Request):
+    if getattr(request.app.state, "draining", False):    # SIGTERM: service/cli/draining.py
+        raise Unavailable("server is shutting down")
     core = core_of(request)
     if core.store_error is not None:       # loaded models keep serving meanwhile
         raise Unavailable(f"server is not ready: {core.store_error}")
