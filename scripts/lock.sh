@@ -20,8 +20,7 @@ trap 'rm -rf "$tool"' EXIT
 python3 -m venv "$tool/venv"
 "$tool/venv/bin/python" -m pip install --quiet "uv==$UV_VERSION"
 compile=("$tool/venv/bin/uv" pip compile --quiet --generate-hashes --no-header
-         --annotation-style line --python-version "$PYVER" --python-platform "$PLATFORM"
-         --index-url https://pypi.org/simple)
+         --annotation-style line --python-version "$PYVER" --python-platform "$PLATFORM")
 [ "${UPGRADE:-0}" = 1 ] && compile+=(--upgrade)
 
 header() {  # $1: what the file holds, $2: the install command
