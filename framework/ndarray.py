@@ -38,12 +38,22 @@ class ndarray:
         return self._data.__dlpack_device__()
 
     def to_dlpack_for_read(self):
-        from .numpy_extension.dlpack import to_dlpack_for_read
-        return to_dlpack_for_read(self)
+        """A DLPack capsule of this array for readers (DLPack's read-only flag set)."""
+        return self._capsule(writable=False)
 
     def to_dlpack_for_write(self):
-        from .numpy_extension.dlpack import to_dlpack_for_write
-        return to_dlpack_for_write(self)
+        """A DLPack capsule whose consumer may write into this array's buffer."""
+        return self._capsule(writable=True)
+
+    def _capsule(self, writable: bool):
+        # NumPy's own versioned CPU capsule: no copy; a read-only view marks it read-only
+        view = self._data.view()
+        if not writable:
+            view.flags.writeable = False
+        return view.__dlpack__(max_version=(1, 0))
+
+    # framework.numpy registers itself here when imported (ndarray sits below it)
+    _namespace = None
 
     def __array_namespace__(self, api_version: str | None = None):
         """`framework.numpy` (MXNet answers the 2021 array API versions only)."""
@@ -51,8 +61,7 @@ class ndarray:
             year, _, month = str(api_version).partition(".")
             if year != "2021" or not month.isdigit() or not 1 <= int(month) <= 12:
                 raise ValueError(f"Unrecognized array API version: {api_version!r}")
-        from . import numpy
-        return numpy
+        return self._namespace
 
     def asnumpy(self) -> _onp.ndarray:
         return _onp.array(self._data, copy=True)

@@ -31,7 +31,9 @@ def test_no_import_cycle_between_framework_packages():
     g = _packages(import_graph.graph())
     assert import_graph.cycles(g) == []
     assert "framework.compiler" not in g.get("framework.symbol", set())
-    assert not g.get("framework.ops", set()) - {"framework.base", "framework.random"}
+    # ops read only leaves: errors, the RNG state and the np-mode state (set_np(dtype=True))
+    assert not g.get("framework.ops", set()) - {"framework.base", "framework.random",
+                                                "framework._np_state"}
 
 
 def test_cycle_finder_finds_cycles():

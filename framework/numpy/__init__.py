@@ -6,6 +6,8 @@ a HybridBlock is traced. Creating arrays from Python data (`np.array([...])`) is
 """
 from __future__ import annotations
 
+import sys as _sys
+
 import numpy as _onp
 
 from ..ndarray import ndarray
@@ -116,3 +118,4 @@ for _n in fallback_linalg.__all__:
         setattr(linalg, _n, getattr(fallback_linalg, _n))
 
 _bind_methods(globals())     # ndarray's operators call the functions defined above
+ndarray._namespace = _sys.modules[__name__]     # ndarray.__array_namespace__

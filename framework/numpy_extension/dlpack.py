@@ -15,21 +15,14 @@ __all__ = ["to_dlpack_for_read", "to_dlpack_for_write", "from_dlpack"]
 _KDLCPU = 1
 
 
-def _capsule(data: _onp.ndarray, writable: bool):
-    view = data.view()
-    if not writable:
-        view.flags.writeable = False
-    return view.__dlpack__(max_version=(1, 0))
-
-
 def to_dlpack_for_read(data: ndarray):
     """A DLPack capsule of `data` for readers (read-only)."""
-    return _capsule(data._data, writable=False)
+    return data.to_dlpack_for_read()
 
 
 def to_dlpack_for_write(data: ndarray):
     """A DLPack capsule of `data` whose consumer may write into `data`'s buffer."""
-    return _capsule(data._data, writable=True)
+    return data.to_dlpack_for_write()
 
 
 class _Capsule:
