@@ -1,6 +1,8 @@
 """Structure the project promises: no import cycle inside framework/ (between modules, and between
-its packages), and no operator-name table outside framework/ops/ (scripts/import_graph.py and
+its packages), no module-level import after the first def/class in framework/ops, and no
+operator-name table outside framework/ops/ (scripts/import_graph.py and
 scripts/op_name_tables.py; each check is also shown to catch what it looks for)."""
+import ast
 import sys
 from pathlib import Path
 
@@ -60,3 +62,26 @@ def test_a_front_end_naming_the_op_it_runs_is_not_a_table():
     src = ("from framework.dispatch import invoke\n_OPS = {'exp': '_npi_exp', 'log': '_npi_log'}\n"
            "def f(n):\n    return n.opname == 'null' or invoke('clip', [n], {})\n")
     assert op_name_tables.scan_source(src, "x.py", {"_npi_exp", "_npi_log", "clip"}) == []
+
+
+def _late_imports(src: str) -> list[int]:
+    """Lines of module-level imports that come after the module's first def/class (a deferred
+    import inside a function is not one: it is where a real cycle forces it)."""
+    body = ast.parse(src).body
+    first = next((i for i, n in enumerate(body)
+                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))), len(body))
+    return [n.lineno for n in body[first:] if isinstance(n, (ast.Import, ast.ImportFrom))]
+
+
+def test_no_mid_file_imports_in_ops():
+    ops = Path(__file__).resolve().parent.parent / "framework" / "ops"
+    bad = [f"{p.relative_to(ops)}:{ln}" for p in sorted(ops.rglob("*.py"))
+           for ln in _late_imports(p.read_text())]
+    assert bad == []
+
+
+def test_the_late_import_check_catches_them():
+    src = ("import numpy as np\n\ndef f():\n    import json\n    return json\n\n"
+           "from .lowering import lowers  # noqa: E402\n\nclass C:\n    import os\n")
+    assert _late_imports(src) == [7]
+    assert _late_imports("import os\nX = 1\nimport sys\n") == []

@@ -15,7 +15,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .._heap import trim_heap
+from ..heap import trim_heap
 from ..base import MXNetError
 from ..compiler.passes.partition import Region, contract, expand, find_groups
 from ..ops.lowering import OnnxLoweringError

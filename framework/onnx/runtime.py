@@ -24,7 +24,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .._heap import rss_bytes, trim_heap
+from ..heap import rss_bytes, trim_heap
 from ..base import OperatorError
 from ..compiler.plan import Plan
 from ..ops import _parallel
@@ -74,7 +74,7 @@ class SessionConfig:
 
 def default_threads() -> int:
     """Intra-op threads when none are asked for: the framework's own setting when raised
-    (`framework.ops._parallel.set_intra_op_threads(n)`, n > 1), else `OMP_NUM_THREADS` (as
+    (`framework.ops.set_intra_op_threads(n)`, n > 1), else `OMP_NUM_THREADS` (as
     MXNet's engine reads it) when a positive integer, else every usable core."""
     own = _parallel.intra_op_threads()
     if own > 1:

@@ -10,6 +10,7 @@ from . import legacy_forms
 from ._nnutil import CF
 from ._special import erf
 from .attrs import Str
+from .lowering import lowers, simple
 from .registry import register
 
 _SQRT2 = np.float32(1.4142135623730951)
@@ -221,7 +222,6 @@ def leaky_relu(a, x, gamma=None):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import lowers, simple  # noqa: E402
 
 
 def _softrelu_onnx(ctx, x):

@@ -16,6 +16,7 @@ from .._np_state import is_np_default_dtype
 from ._common import (BOOL, F32, F64, I64, ScalarAttr, bshape, is_float, result_dtype,
                       same_shape)
 from .attrs import Bool, Int
+from .lowering import Unsupported, lowers_named
 from .registry import register
 
 
@@ -347,7 +348,6 @@ def add_n(a, *xs, out=None):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import Unsupported, lowers_named  # noqa: E402
 
 
 def _float_mod_onnx(ctx, x, y, dt):

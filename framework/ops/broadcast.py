@@ -6,6 +6,7 @@ import numpy as np
 from ..base import ShapeError
 from ._common import bshape, norm_axes
 from .attrs import Shape
+from .lowering import lowers
 from .registry import register
 
 
@@ -93,7 +94,6 @@ def broadcast_axis(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import lowers  # noqa: E402
 
 
 @lowers(broadcast_to)

@@ -15,6 +15,8 @@ from . import _parallel
 from ._nnutil import (OptStr, channel_last, check_param_shapes, prod, spatial, to_channel_first,
                       to_channel_last)
 from .attrs import Bool, Int, Shape
+from .lowering import lowers
+from .lowering_layout import channel_first_weight, channel_wrapped
 from .nhwc import part_taps, scratch
 from .registry import register
 
@@ -241,8 +243,6 @@ def convolution(a, x, w, b=None, out=None):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering_layout import channel_first_weight, channel_wrapped  # noqa: E402
-from .lowering import lowers  # noqa: E402
 
 
 @lowers(convolution)

@@ -8,6 +8,7 @@ from ..base import ShapeError
 from . import legacy_forms
 from ._common import F32, norm_axis, same_shape
 from .attrs import Bool, DType, Float, Int, Shape, Str
+from .lowering import Unsupported, lowers, lowers_named
 from .registry import register
 
 
@@ -195,7 +196,6 @@ def size_array(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import Unsupported, lowers, lowers_named  # noqa: E402
 
 
 def _fill_onnx(ctx, shape_tensor: str, value, dtype) -> str:

@@ -12,6 +12,8 @@ from ._nnutil import (OptShape, OptStr, channel_last, check_param_shapes, prod, 
                       to_channel_first, to_channel_last)
 from .attrs import Bool, Int, Shape
 from .conv import LAYOUTS
+from .lowering import lowers
+from .lowering_layout import channel_first_weight, channel_wrapped
 from .registry import register
 
 DECONV_ATTRS = {
@@ -143,8 +145,6 @@ def deconvolution(a, x, w, b=None, out=None):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering_layout import channel_first_weight, channel_wrapped  # noqa: E402
-from .lowering import lowers  # noqa: E402
 
 
 @lowers(deconvolution)

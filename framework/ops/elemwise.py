@@ -10,6 +10,7 @@ import numpy as np
 from . import _special as _sp
 from ._common import F32, BOOL, is_float, same_shape
 from .attrs import Int
+from .lowering import lowers, lowers_named
 from .registry import register
 
 
@@ -208,7 +209,6 @@ def bitwise_not(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import lowers, lowers_named  # noqa: E402
 
 
 def _op(kind):

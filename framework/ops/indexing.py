@@ -8,6 +8,7 @@ from ..base import OperatorError, ShapeError
 from . import _epilogue
 from ._common import F32, ScalarAttr, bshape, norm_axis, result_dtype, same_shape
 from .attrs import Bool, DType, Float, Int, Shape, Str
+from .lowering import lowers
 from .registry import register
 
 
@@ -286,7 +287,6 @@ def clip(a, x, out=None):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import lowers  # noqa: E402
 
 
 @lowers(clip)

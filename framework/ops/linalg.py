@@ -7,6 +7,7 @@ import numpy as np
 
 from ..base import ShapeError
 from .attrs import Bool, Float, Int, Shape, Str
+from .lowering import lowers
 from .registry import register
 from ._common import F32, is_float, norm_axes, result_dtype
 
@@ -356,7 +357,6 @@ def eigvalsh(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import lowers  # noqa: E402
 
 
 def _cast2(ctx, ins):

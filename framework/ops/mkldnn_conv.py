@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _int8_onnx as qo
 from ..base import OperatorError
 from . import _int8 as q
 from ._mkldnn_common import (U8_ACTS, bound_out, cached, channels, eltwise,
@@ -18,6 +19,7 @@ from ._mkldnn_common import (U8_ACTS, bound_out, cached, channels, eltwise,
                              read_subgraph, sg_of)
 from .attrs import Attrs, Bool
 from .conv import _conv_shape, conv_params, convolution
+from .lowering import Unsupported, lowers, refuse_if
 from .quantized import CALIB_ATTRS
 from .registry import register
 
@@ -198,8 +200,6 @@ def sg_mkldnn_conv(a: Attrs, *ins: np.ndarray):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from . import _int8_onnx as qo  # noqa: E402
-from .lowering import Unsupported, lowers, refuse_if  # noqa: E402
 
 
 def _conv_onnx_attrs(conv: Attrs) -> dict:

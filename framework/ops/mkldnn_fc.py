@@ -8,9 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import _int8 as q
+from . import _int8_onnx as qo
 from ._mkldnn_common import (U8_ACTS, bound_out, cached, eltwise, eltwise_onnx,
                              fixed_input_dtypes, int32_output, params_of, read_subgraph, sg_of)
 from .attrs import Attrs, Bool
+from .lowering import Unsupported, lowers, refuse_if
 from .nn_dense import _fc_shape, fully_connected
 from .quantized import CALIB_ATTRS
 from .registry import register
@@ -165,8 +167,6 @@ def sg_mkldnn_fully_connected(a: Attrs, *ins: np.ndarray):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from . import _int8_onnx as qo  # noqa: E402
-from .lowering import Unsupported, lowers, refuse_if  # noqa: E402
 
 
 def _fc_real_weights(a: Attrs, get: dict, data_dtype) -> tuple:

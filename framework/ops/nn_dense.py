@@ -8,6 +8,7 @@ from ._nhwc_util import apply_act
 from ._nnutil import check_param_shapes
 from ._nnutil import CF
 from .attrs import Bool, Int, Str
+from .lowering import lowers
 from .registry import register
 
 
@@ -77,7 +78,6 @@ def hs_dense(a, x, w, b=None, out=None):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import lowers  # noqa: E402
 
 
 @lowers(fully_connected)

@@ -11,6 +11,7 @@ from ..base import OperatorError, ShapeError
 from ._nnutil import CF, OptBool, check_param_shapes, prod
 from .attrs import Bool, DType, Int, Shape, Str
 from .deconv import deconv_nc
+from .lowering import lowers, refuse_if
 from .registry import register
 
 
@@ -282,7 +283,6 @@ def space_to_depth(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import lowers, refuse_if  # noqa: E402
 
 
 @lowers(dropout, check=refuse_if(random_dropout_at_inference=lambda a: a.mode == "always"

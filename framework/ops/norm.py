@@ -8,6 +8,8 @@ from ..base import OperatorError, ShapeError
 from . import legacy_forms
 from ._nnutil import CF, check_param_shapes, prod
 from .attrs import Bool, Int, Str
+from .lowering import lowers
+from .lowering_layout import per_axis
 from .registry import register
 
 
@@ -257,8 +259,6 @@ def lrn(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering_layout import per_axis  # noqa: E402
-from .lowering import lowers  # noqa: E402
 
 
 def batch_norm_onnx(ctx, a, ins):

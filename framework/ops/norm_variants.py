@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from .attrs import Int, Str
+from .lowering import lowers
 from .norm import BN_ATTRS, _bn_param_shapes, _bn_shape, _bn_type, _norm_flops, batch_norm
+from .norm import batch_norm_onnx
 from .registry import register
 
 def _axis1(a):
@@ -55,8 +57,6 @@ def batch_norm_relu(a, x, gamma, beta, mean, var):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import lowers  # noqa: E402
-from .norm import batch_norm_onnx  # noqa: E402
 
 
 @lowers(batch_norm_v1, sync_batch_norm)

@@ -19,6 +19,8 @@ from . import _parallel
 from ._nhwc_util import _row_parts, scratch, tap_range
 from .attrs import Bool, Shape, Str
 from .conv import LAYOUTS, pad_spatial
+from .lowering import lowers, refuse_if
+from .lowering_layout import channel_wrapped
 from .registry import register
 
 POOL_ATTRS = {
@@ -314,8 +316,6 @@ def adaptive_avg_pooling2d(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering_layout import channel_wrapped  # noqa: E402
-from .lowering import lowers, refuse_if  # noqa: E402
 
 
 def _global_pool_onnx(ctx, a, x, nd):

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _int8_onnx as qo
 from ..base import OperatorError, ShapeError
 from . import _int8 as q
 from .attrs import Attrs, Bool, Float, Int, Str
+from .lowering import lowers, refuse_if
 from .pool import POOL_ATTRS, _pool_shape, pooling
 from .registry import register
 from .shape import _concat_shape
@@ -257,8 +259,6 @@ def quantized_elemwise_add(a: Attrs, x, y, x_lo, x_hi, y_lo, y_hi):
 
 
 # -- ONNX lowerings (QDQ: ONNX Runtime fuses them into its integer kernels) ---------------------
-from . import _int8_onnx as qo  # noqa: E402
-from .lowering import lowers, refuse_if  # noqa: E402
 
 _uncalibrated = refuse_if(its_range_is_computed_at_run_time=lambda a: not _has_calib(a))
 

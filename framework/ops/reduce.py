@@ -8,6 +8,7 @@ from ..base import OperatorError
 from . import legacy_forms
 from ._common import BOOL, F32, I64, ScalarAttr, is_float, norm_axes, norm_axis
 from .attrs import Bool, DType, Float, Int, IntOrTuple, Shape
+from .lowering import Unsupported, lowers, lowers_named, refuse_if
 from .registry import register
 
 
@@ -376,7 +377,6 @@ def np_norm(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import Unsupported, lowers, lowers_named, refuse_if  # noqa: E402
 
 _ONNX_REDUCE = {"sum": "ReduceSum", "mean": "ReduceMean", "prod": "ReduceProd",
                 "max": "ReduceMax", "min": "ReduceMin", "nansum": "ReduceSum",

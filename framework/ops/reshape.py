@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..base import ShapeError
 from . import legacy_forms
 from .attrs import Bool, Int, Shape, Str
+from .lowering import Unsupported, lowers
 from .registry import register
 
 
@@ -236,7 +237,6 @@ def reshape_like(a, x, y):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import Unsupported, lowers  # noqa: E402
 
 
 @lowers(flatten)

@@ -22,6 +22,7 @@ from ..base import OperatorError, ShapeError
 from ._nnutil import CF, OptInt, check_param_shapes
 from .activation import sigmoid as _sigmoid_inplace
 from .attrs import Bool, Int, Str
+from .lowering import Unsupported, lowers, refuse_if
 from .registry import register
 
 _GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
@@ -284,7 +285,6 @@ def rnn_param_concat(a, *xs):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import Unsupported, lowers, refuse_if  # noqa: E402
 
 # ONNX gate order from MXNet's: LSTM i,f,g,o → i,o,f,c; GRU r,z,n → z,r,h
 _ONNX_GATES = {"lstm": [0, 3, 1, 2], "gru": [1, 0, 2], "rnn_relu": [0], "rnn_tanh": [0]}

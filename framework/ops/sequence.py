@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .attrs import Bool, Float, Int
+from .lowering import lowers
 from .registry import register
 from ._common import ScalarAttr, same_shape
 
@@ -83,7 +84,6 @@ def div_sqrt_dim(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import lowers  # noqa: E402
 
 
 def _lengths_onnx(ctx, x, lens, axis):

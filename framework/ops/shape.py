@@ -8,6 +8,7 @@ from ..base import OperatorError, ShapeError
 from . import legacy_forms
 from ._common import norm_axes, norm_axis
 from .attrs import Bool, Int, IntOrTuple, Shape
+from .lowering import lowers
 from .registry import register
 
 
@@ -344,7 +345,6 @@ def roll(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import lowers  # noqa: E402
 
 
 @lowers(concat)

@@ -8,6 +8,7 @@ from ..base import OperatorError
 from ._nnutil import CF, OptBool, prod
 from .activation import sigmoid
 from .attrs import Bool, DType, Int, Str
+from .lowering import lowers, lowers_named, refuse_if
 from .registry import register
 
 
@@ -198,7 +199,6 @@ def logistic_regression_output(a, x, label=None):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import lowers, lowers_named, refuse_if  # noqa: E402
 
 
 def _softmax_onnx_core(ctx, x, axis: int, temperature=None, log=False, negate=False):

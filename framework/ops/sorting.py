@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .attrs import Bool, DType, Int, Str
+from .lowering import lowers
 from .registry import register
 from ._common import F32, I64, norm_axis
 
@@ -120,7 +121,6 @@ def trace(a, x):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-from .lowering import lowers  # noqa: E402
 
 
 def _topk_onnx_core(ctx, x, axis, k, ascend):

@@ -29,7 +29,7 @@ from typing import Callable, TypeVar
 
 import numpy as np
 
-from framework._heap import heap_in_use, rss_bytes, trim_heap
+from framework.heap import heap_in_use, rss_bytes, trim_heap
 
 T = TypeVar("T")
 _measure_lock = threading.Lock()

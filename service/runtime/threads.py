@@ -19,7 +19,7 @@ from typing import Any
 
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from framework.ops import _parallel
+from framework.ops import set_intra_op_threads
 
 from ..settings import Settings
 from .compiled import OrtOptions
@@ -83,10 +83,10 @@ class AppliedPolicy:
                 # a BLAS library threadpoolctl cannot drive keeps its default
                 log.warning("cannot limit BLAS threads: %r", e)
         # BLAS is limited above: the split must not reset it
-        self._prev_intra = _parallel.set_intra_op_threads(policy.intra_op, limit_blas=False)
+        self._prev_intra = set_intra_op_threads(policy.intra_op, limit_blas=False)
 
     def restore(self) -> None:
-        _parallel.set_intra_op_threads(self._prev_intra, limit_blas=False)
+        set_intra_op_threads(self._prev_intra, limit_blas=False)
         if self._limits is not None:
             self._limits.restore_original_limits()
             self._limits = None

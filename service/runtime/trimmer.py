@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from framework._heap import trim_heap
+from framework.heap import trim_heap
 
 LARGE_BYTES = 1 << 20
 

@@ -3,6 +3,7 @@ layers below it (service/README.md draws them). Static: the import statements of
 at any depth (inside functions too), read with `ast` by scripts/import_graph.py."""
 from __future__ import annotations
 
+import ast
 import re
 import sys
 
@@ -68,3 +69,44 @@ def test_broad_excepts_are_few_and_say_why():
              for ln in p.read_text().splitlines() if re.search(r"except Exception\b", ln)]
     assert len(found) <= 10, found
     assert [f for f in found if not re.search(r"#.*BLE001 - \w", f[1])] == []
+
+
+def _private_framework_imports(src: str, where: str) -> list[str]:
+    """Imports in `src` that name a private framework module (a path component starting with `_`,
+    `__init__` aside): what service/ needs from the framework must be public there."""
+    def private(dotted: str) -> bool:
+        return any(p.startswith("_") and p != "__init__" for p in dotted.split("."))
+
+    def is_module(dotted: str) -> bool:
+        path = ROOT.joinpath(*dotted.split("."))
+        return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+    bad = []
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            # `from framework.x import _y` names a module only where _y is one
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names
+                                     if is_module(f"{node.module}.{a.name}")]
+        else:
+            continue
+        bad += [f"{where}:{node.lineno}: {n}" for n in names
+                if n.split(".")[0] == "framework" and private(n)]
+    return bad
+
+
+def test_service_imports_no_private_framework_module():
+    root = ROOT / "service"
+    bad = [b for p in sorted(root.rglob("*.py"))
+           for b in _private_framework_imports(p.read_text(), str(p.relative_to(ROOT)))]
+    assert bad == []
+
+
+def test_the_private_import_check_catches_them():
+    src = ("import framework.ops._int8 as q\nfrom framework.ops._mkldnn_common import cached\n"
+           "from framework.ops import _int8_onnx\n"
+           "def f():\n    from framework.ops.registry import _OPS, get_op\n    import json._x\n")
+    assert _private_framework_imports(src, "x.py") == [
+        "x.py:1: framework.ops._int8", "x.py:2: framework.ops._mkldnn_common",
+        "x.py:3: framework.ops._int8_onnx"]
