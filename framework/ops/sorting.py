@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base import OperatorError
 from .attrs import Bool, DType, Int, Str
 from .lowering import lowers
 from .registry import register
@@ -107,11 +108,15 @@ def diag(a, x):
 
 @register("_npi_tril", attrs={"k": Int(0)}, infer_shape=lambda a, s: [tuple(s[0])])
 def tril(a, x):
+    if x.ndim < 1:
+        raise OperatorError("tril: the input must have at least one dimension")
     return np.tril(x, a.k)
 
 
 @register("_npi_triu", attrs={"k": Int(0)}, infer_shape=lambda a, s: [tuple(s[0])])
 def triu(a, x):
+    if x.ndim < 1:
+        raise OperatorError("triu: the input must have at least one dimension")
     return np.triu(x, a.k)
 
 

@@ -106,3 +106,9 @@ def test_multinomial_float32_and_empty_pvals():
     counts = np.random.multinomial(100, np.array([0.1, 0.2, 0.3, 0.4]))
     assert int(counts.sum()) == 100
     assert np.random.multinomial(10, [], size=(2,)).shape == (2, 0)
+
+
+def test_tril_of_0d_is_an_mxnet_error():
+    for fn in (np.tril, np.triu):
+        with pytest.raises(mx.MXNetError):
+            fn(np.array(10.0))
