@@ -25,6 +25,11 @@ security=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 key=$( { cat "$0"; echo "$suite $packages $mirror $security"
          cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true; } | sha256sum | cut -c1-16)
 tarball="$cache/base-$suite-$key.tar"
+label="mmdebstrap $suite $packages ($key)"
+if [ "$($docker image inspect --format '{{index .Config.Labels "org.hybridserve.base-standin"}}' "$name" 2>/dev/null)" = "$label" ]; then
+  echo "build_base_image: $name is up to date ($key)"
+  exit 0
+fi
 if [ ! -s "$tarball" ]; then
   command -v mmdebstrap >/dev/null || { echo "build_base_image: needs mmdebstrap (apt-get install mmdebstrap)" >&2; exit 1; }
   mkdir -p "$cache"
@@ -48,6 +53,6 @@ fi
 $docker import \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8' \
   --change 'CMD ["python3"]' \
-  --change "LABEL org.hybridserve.base-standin=\"mmdebstrap $suite $packages ($key)\"" \
+  --change "LABEL org.hybridserve.base-standin=\"$label\"" \
   "$tarball" "$name" >/dev/null
 echo "build_base_image: $name <- $tarball ($(du -m "$tarball" | cut -f1) MB)"
