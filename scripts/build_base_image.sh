@@ -7,7 +7,7 @@
 #   bash scripts/build_base_image.sh [NAME]      (root, Debian/Ubuntu with mmdebstrap; DOCKER_HOST
 #                                                 as usual; NAME defaults to the Dockerfile's)
 # The rootfs tarball is cached in $HYBRIDSERVE_CACHE (default /var/cache/hybridserve), keyed by
-# everything that goes into it (this script, the suite, the packages, the extra CA certificates),
+# everything that goes into it (RECIPE, the suite, packages, mirrors, the extra CA certificates),
 # so a second run only re-imports it (seconds).
 # Package downloads that pass through a TLS-intercepting proxy need its CA: the host's extra CA
 # certificates (/usr/local/share/ca-certificates/*) are copied into the base and trusted there
@@ -22,7 +22,9 @@ packages=python3,python3-venv,ca-certificates
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 security=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 
-key=$( { cat "$0"; echo "$suite $packages $mirror $security"
+# bump RECIPE when the mmdebstrap command or its hooks below change (a new key rebuilds)
+RECIPE=1
+key=$( { echo "recipe $RECIPE: $suite $packages $mirror $security"
          cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true; } | sha256sum | cut -c1-16)
 tarball="$cache/base-$suite-$key.tar"
 label="mmdebstrap $suite $packages ($key)"
