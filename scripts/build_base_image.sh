@@ -7,7 +7,7 @@
 #   bash scripts/build_base_image.sh [NAME]      (root, Debian/Ubuntu with mmdebstrap; DOCKER_HOST
 #                                                 as usual; NAME defaults to the Dockerfile's)
 # The rootfs tarball is cached in $HYBRIDSERVE_CACHE (default /var/cache/hybridserve), keyed by
-# everything that goes into it (this script, the suite, the packages, the extra CA certificates),
+# everything that goes into it (RECIPE, the suite, packages, mirrors, the extra CA certificates),
 # so a second run only re-imports it (seconds).
 # Package downloads that pass through a TLS-intercepting proxy need its CA: the host's extra CA
 # certificates (/usr/local/share/ca-certificates/*) are copied into the base and trusted there
@@ -22,9 +22,16 @@ packages=python3,python3-venv,ca-certificates
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 security=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 
-key=$( { cat "$0"; echo "$suite $packages $mirror $security"
+# bump RECIPE when the mmdebstrap command or its hooks below change (a new key rebuilds)
+RECIPE=1
+key=$( { echo "recipe $RECIPE: $suite $packages $mirror $security"
          cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true; } | sha256sum | cut -c1-16)
 tarball="$cache/base-$suite-$key.tar"
+label="mmdebstrap $suite $packages ($key)"
+if [ "$($docker image inspect --format '{{index .Config.Labels "org.hybridserve.base-standin"}}' "$name" 2>/dev/null)" = "$label" ]; then
+  echo "build_base_image: $name is up to date ($key)"
+  exit 0
+fi
 if [ ! -s "$tarball" ]; then
   command -v mmdebstrap >/dev/null || { echo "build_base_image: needs mmdebstrap (apt-get install mmdebstrap)" >&2; exit 1; }
   mkdir -p "$cache"
@@ -48,6 +55,6 @@ fi
 $docker import \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8' \
   --change 'CMD ["python3"]' \
-  --change "LABEL org.hybridserve.base-standin=\"mmdebstrap $suite $packages ($key)\"" \
+  --change "LABEL org.hybridserve.base-standin=\"$label\"" \
   "$tarball" "$name" >/dev/null
 echo "build_base_image: $name <- $tarball ($(du -m "$tarball" | cut -f1) MB)"

@@ -101,15 +101,18 @@ def _mlp_body(seed: int) -> dict:
     return {"inputs": [{"name": "data", "shape": [1, 512], "datatype": "FP32", "data": x.ravel().tolist()}]}
 
 
-class Load:
-    """CONCURRENCY clients sending inferences through nginx until stopped (or MAX_S / MAX_N):
-    every answer that is not a 200 with an output, and every transport error, is a loss."""
-    CONCURRENCY, MAX_S, MAX_N = 4, 240.0, 20000
+CONCURRENCY = 4
 
-    def __init__(self, url: str):
+
+class Load:
+    """`concurrency` clients sending inferences through nginx until stopped (or MAX_S / MAX_N):
+    every answer that is not a 200 with an output, and every transport error, is a loss."""
+    MAX_S, MAX_N = 240.0, 20000
+
+    def __init__(self, url: str, concurrency: int = CONCURRENCY):
         self.url, self.ok, self.failures = url, 0, []
         self.stop_evt, self.lock = threading.Event(), threading.Lock()
-        self.threads = [threading.Thread(target=self._run, args=(k,)) for k in range(self.CONCURRENCY)]
+        self.threads = [threading.Thread(target=self._run, args=(k,)) for k in range(concurrency)]
 
     def _run(self, k: int) -> None:
         body, end = _mlp_body(k), time.monotonic() + self.MAX_S
@@ -189,7 +192,9 @@ def test_killed_replica_loses_no_request(stack):
 
 
 def test_rolling_restart_loses_no_request(stack):
-    with Load(f"http://127.0.0.1:{stack.port('nginx', 8080)}") as load:
+    # two clients: requests in flight all the time, and CPU left on 2 cores for the restarting
+    # replica to load its models (with 4 each restart took ~50 s instead of ~15 s)
+    with Load(f"http://127.0.0.1:{stack.port('nginx', 8080)}", concurrency=2) as load:
         load.wait_for(50)
         for svc in REPLICAS:
             c = stack.container(svc)
