@@ -302,7 +302,9 @@ class Runner:
                                                     f"check input: {e!r}"[:500]))
             return
         names = [s.name for s in self.inputs]
-        reason = ""
+        # bf16 is OpenVINO's precision hint: ONNX Runtime computes in float32
+        reason = ("bf16 not used: the onnxruntime engine runs f32"
+                  if engine == "onnxruntime" and precision == "bf16" else "")
         if engine == "openvino":
             twin, got = ort_twin(self.block, names, checks, expected, what, ort, "openvino",
                                  precision)
