@@ -144,3 +144,15 @@ def test_without_openvino_the_backend_names_the_package(monkeypatch):
     net(x)
     with pytest.raises(MissingDependencyError, match="'openvino' package"):
         net.optimize_for(x, backend="openvino")
+
+
+def test_mxnet_int8_exports_run_whole_on_openvino():
+    """MXNet 1.9.1's calibrated INT8 exports (QDQ lowering) on OpenVINO: the whole graph is one
+    region and the output stays within the INT8 fixtures' bound of MXNet's."""
+    from int8.int8_fixtures import NAMES, imports, output_bound
+    for name in [n for n in NAMES if "_none_" not in n]:
+        net, x, io = imports(name)
+        net.optimize_for(mx.np.array(x), backend="openvino")
+        assert [n.opname for n in net._cached_graph[1].topo() if not n.is_var] == [OP], name
+        y = net(mx.np.array(x)).asnumpy()
+        np.testing.assert_allclose(y, io["output"], rtol=0, atol=output_bound(name), err_msg=name)
