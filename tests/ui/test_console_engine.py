@@ -1,5 +1,5 @@
 """The models page names the engine of a version served by OpenVINO (a config's `"engine":
-"openvino"`), with its node count and precision. Skips without the optional openvino package."""
+"openvino"`), with its node count and precision (in its provider's name). Skips without the optional openvino package."""
 from __future__ import annotations
 
 import json
@@ -25,7 +25,7 @@ def test_models_page_shows_the_openvino_engine(browser, tmp_path):
             note = page.wait_for_selector("tbody[data-model='lenet'] .engine[data-engine]")
             assert note.get_attribute("data-engine") == "openvino"
             text = note.inner_text()
-            assert text.startswith("openvino · ") and " nodes · f32 · OpenVINOCPU" in text
+            assert text.startswith("openvino · ") and text.endswith(" nodes · OpenVINOCPU:f32")
             assert "undefined" not in text
             errors.check()
         finally:

@@ -38,7 +38,8 @@ function engineNote(v) {
   if (!e || v.state !== "READY") return null;
   const compiled = e.engine === "onnxruntime" || e.engine === "openvino";
   const text = compiled
-    ? `${e.engine} · ${e[e.engine + "_nodes"]}/${e.graph_nodes} nodes · ${e.precision || "f32"} · ${String(e.execution_providers || "").replace(/ExecutionProvider/g, "")}`
+    // OpenVINO's provider names its precision ("OpenVINOCPU:bf16"); ONNX Runtime's is f32
+    ? `${e.engine} · ${e[e.engine + "_nodes"]}/${e.graph_nodes} nodes · ${String(e.execution_providers || "").replace(/ExecutionProvider/g, "")}`
     : `NumPy · ${e.engine_graph} graph`;
   // a compiled engine's reason is about the engine or precision it stands in for
   const r = e.engine_fallback_reason || "";
