@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import framework as mx
-from fixture_util import FIXTURES, load_fixture
 from framework.base import MXNetError
-from framework.gluon import SymbolBlock, nn
+from framework.gluon import nn
 from framework.onnx import MissingDependencyError
+from onnx_util import imports_fixture
 
 openvino = pytest.importorskip("openvino", reason="the optional openvino package is not "
                                "installed (pip install hybridserve[openvino])")
@@ -31,21 +31,12 @@ def _regions(block) -> list:
     return [n for n in block._cached_graph[1].topo() if not n.is_var and n.opname == OP]
 
 
-def _imports(version, name):
-    sym, params, inputs, expected = load_fixture(version, name)
-    d = FIXTURES / version
-    names = [n for n in sym.list_inputs() if n in inputs]
-    blk = SymbolBlock.imports(str(d / f"{name}-symbol.json"), names,
-                              str(d / f"{name}-0000.params"))
-    return blk, [mx.np.array(inputs[n]) for n in names], expected
-
-
 @pytest.mark.parametrize("version,name", [("mxnet-1.9.1", "mini_resnet_v1"),
                                           ("mxnet-1.9.1", "mini_mobilenet_v2"),
                                           ("mxnet-2.0.0b1", "mlp_hybrid"),
                                           ("mxnet-2.0.0b1", "mlp3_sequential")])
 def test_fixture_through_openvino_matches_mxnet(version, name):
-    blk, args, expected = _imports(version, name)
+    blk, args, expected = imports_fixture(version, name)
     blk.optimize_for(*args, backend="openvino")
     regions = _regions(blk)
     assert regions and all(n.attrs["engine"] == "openvino" for n in regions)
