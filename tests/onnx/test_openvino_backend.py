@@ -147,3 +147,14 @@ def test_mxnet_int8_exports_run_whole_on_openvino():
         assert [n.opname for n in net._cached_graph[1].topo() if not n.is_var] == [OP], name
         y = net(mx.np.array(x)).asnumpy()
         np.testing.assert_allclose(y, io["output"], rtol=0, atol=output_bound(name), err_msg=name)
+
+
+def test_hybridize_with_backend_openvino_compiles_at_the_first_call():
+    net = _conv_net()
+    x = _x(2, 3, 12, 12)
+    net.hybridize(backend="numpy")
+    want = net(x).asnumpy()
+    net.hybridize(backend="openvino")
+    _within(net(x).asnumpy(), want)
+    served = [n for n in net._cached_op.symbol.topo() if not n.is_var]
+    assert [n.opname for n in served] == [OP] and served[0].attrs["engine"] == "openvino"
