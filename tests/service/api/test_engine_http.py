@@ -83,3 +83,6 @@ def test_config_engine_openvino_over_http(tmp_path):
         ref = srv.core.registry.get("lenet", None).runner.run_hooked([x], lambda *_: None)[0]
         y = _infer(c, x)
         assert np.abs(y - ref).max() <= 1e-4 * max(1.0, np.abs(ref).max())
+        metrics = c.get("/metrics").text
+        assert (f'hybridserve_model_engine{{engine="{meta["engine"]}",model="lenet",'
+                f'precision="{meta["precision"]}",version="1"}} 1.0') in metrics
