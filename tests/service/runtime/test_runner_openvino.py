@@ -101,3 +101,16 @@ def test_a_config_with_an_unknown_engine_or_precision_is_refused():
         ModelConfig(engine="tensorrt")
     with pytest.raises(ValidationError):
         ModelConfig(precision="fp8")
+
+
+def test_the_engine_metric_follows_reloads_and_unloads():
+    from service.runtime.metrics import Metrics
+    m = Metrics()
+    m.set_engine("a", "1", "openvino", "bf16")
+    m.set_engine("a", "1", "onnxruntime", "f32")        # the version reloaded on another engine
+    series = [ln for ln in m.render().decode().splitlines()
+              if ln.startswith("hybridserve_model_engine{")]
+    assert series == ['hybridserve_model_engine{engine="onnxruntime",model="a",precision="f32",'
+                      'version="1"} 1.0']
+    m.forget("a", "1")
+    assert "hybridserve_model_engine{" not in m.render().decode()
