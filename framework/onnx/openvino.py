@@ -13,6 +13,7 @@ BF16 would emulate it slowly, so bf16 falls back to f32 there, with the reason k
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
 from typing import Mapping
 
@@ -62,10 +63,12 @@ class _Input:
 
 
 class OpenVinoSession:
-    """One compiled model; thread-safe (each call takes its own infer request)."""
+    """One compiled model; thread-safe: each calling thread runs its own infer request (made
+    at its first call, then reused: a request holds its output buffers)."""
 
     def __init__(self, compiled, precision: str, reason: str):
         self._compiled = compiled
+        self._local = threading.local()
         self.precision, self.precision_reason = precision, reason
         self._outputs = list(compiled.outputs)
         self._inputs = [_Input(p.get_any_name(), [d.get_length() if d.is_static else "batch"
@@ -79,7 +82,10 @@ class OpenVinoSession:
         return [f"OpenVINO{DEVICE}:{self.precision}"]
 
     def run(self, _names, feed: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        request = self._compiled.create_infer_request()
+        request = getattr(self._local, "request", None)
+        if request is None:
+            request = self._local.request = self._compiled.create_infer_request()
+        # outputs copied (share_outputs=False): the request's buffers are reused next call
         result = request.infer(dict(feed), share_inputs=True, share_outputs=False)
         return [np.asarray(result[o]) for o in self._outputs]
 

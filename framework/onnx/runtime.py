@@ -244,8 +244,8 @@ class OrtSubgraph:
         except Exception as e:  # noqa: BLE001 - lowering or ORT refuses these shapes
             why = f"{type(e).__name__}: {e}"
         if why is not None:
-            warnings.warn(f"subgraph node '{self.name}': no {self.config.engine} session for input "
-                          f"shapes {list(named.values())} ({why}); they run on NumPy",
+            warnings.warn(f"subgraph node '{self.name}': no {self.config.engine} session for "
+                          f"input shapes {list(named.values())} ({why}); they run on NumPy",
                           stacklevel=5)
             self.cache.put(free or full, _REFUSED)     # at any batch size
             return _REFUSED

@@ -36,7 +36,8 @@ from ..repository.store import ModelFiles
 from .analysis import GraphFacts
 from .probe import attempt
 from .int8 import quantize_for_serving
-from .compiled import COMPILED, BoundOp, Engine, OrtOptions, optimised_twin, ort_twin, verification_inputs
+from .compiled import (COMPILED, BoundOp, Engine, OrtOptions, optimised_twin, ort_twin,
+                       verification_inputs)
 from .signature import (IOSpec, concrete, default_input, infer_outputs, param_vars,
                         output_names)
 from .summary import input_shapes

@@ -114,3 +114,25 @@ def test_the_engine_metric_follows_reloads_and_unloads():
                       'version="1"} 1.0']
     m.forget("a", "1")
     assert "hybridserve_model_engine{" not in m.render().decode()
+
+
+def test_openvino_answers_concurrent_requests_each_with_its_own_output():
+    _needs_openvino()
+    import threading
+    r = _load(engine="openvino")
+    rng = np.random.default_rng(3)
+    xs = [rng.random((1 + k % 2, 3, 16, 16), np.float32) for k in range(4)]
+    want = [_reference(r, x) for x in xs]
+    bad: list = []
+
+    def worker(k: int) -> None:
+        for _ in range(5):
+            got = r.run([xs[k]])[0]
+            if compiled.within_bound([got], [want[k]]) is not None:
+                bad.append(k)
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not bad and not any(t.is_alive() for t in threads)
