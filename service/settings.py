@@ -89,10 +89,12 @@ class Settings(BaseSettings):
     # what runs requests: "onnxruntime" serves each model's optimize_for(backend="onnxruntime")
     # graph when it reproduces the NumPy reference on the warm-up inputs (within
     # 1e-4·max(1, max|ref|)), else NumPy (the model's metadata `parameters.engine` and
-    # `engine_fallback_reason` say which and why); "numpy": NumPy only
-    engine: Literal["onnxruntime", "numpy"] = Field("onnxruntime", description=
+    # `engine_fallback_reason` say which and why); "numpy": NumPy only; "openvino": the
+    # optional OpenVINO engine (ONNX Runtime where it is missing or fails the check). A model's
+    # config `engine` / `precision` overrides this per model (docs/engines.md)
+    engine: Literal["onnxruntime", "openvino", "numpy"] = Field("onnxruntime", description=
         "what runs requests: onnxruntime (NumPy where a region cannot lower or the load-time "
-        "check fails) or numpy")
+        "check fails), openvino (optional package; onnxruntime where missing) or numpy")
     # ONNX Runtime execution providers, comma-separated, in order; empty: CUDA when
     # onnxruntime-gpu sees a GPU, then CPU
     ort_providers: str = Field("", description=

@@ -1,4 +1,5 @@
-"""The `onnxruntime` optimize_for backend: ONNX-expressible regions run by warm ORT sessions.
+"""The `onnxruntime` optimize_for backend: ONNX-expressible regions run by warm ORT sessions
+(and the `openvino` backend: the same regions, compiled by OpenVINO — openvino.py).
 
 The graph is split into maximal regions of lowerable nodes (compiler/passes/partition.py); each
 region of at least `min_nodes` op nodes becomes one `_sg_onnxruntime` node whose engine
@@ -25,6 +26,7 @@ from ..symbol.graph import Node, Symbol
 from ..symbol.infer import _attr_shape, infer_dtypes
 from .build import lowerable
 from .deps import require
+from .openvino import FEATURE as OV_FEATURE, effective_precision
 from .runtime import FEATURE, OrtSubgraph, SessionConfig
 from .shapes import graph_shapes, resolved, varying_axes
 
@@ -61,12 +63,40 @@ def partition_onnxruntime(sym: Symbol, args: Mapping | None = None, aux: Mapping
     must reproduce the NumPy kernels within max|Δ| ≤ bound·max(1, max|ref|) on the inputs that
     asked for it, else those shapes run on NumPy). Needs the `onnxruntime` package."""
     require("onnxruntime", FEATURE)
-    sym = expand(sym)                 # optimising again starts from the original nodes
-    args, aux = dict(args or {}), dict(aux or {})
-    params = {k: np.asarray(v) for k, v in {**args, **aux}.items()}
     config = SessionConfig(tuple(providers) if providers else None, int(intra_op_threads),
                            bool(spinning), shape_cache=int(shape_cache),
                            verify_bound=float(verify_bound))
+    return _partition(sym, args, aux, data_shapes, data_dtypes, min_nodes, config)
+
+
+@register_backend("openvino", "OpenVINO")
+def partition_openvino(sym: Symbol, args: Mapping | None = None, aux: Mapping | None = None,
+                       data_shapes: Mapping[str, tuple] | None = None,
+                       data_dtypes: Mapping[str, object] | None = None,
+                       precision: str = "f32", intra_op_threads: int = 0, min_nodes: int = 1,
+                       shape_cache: int = 0, verify_bound: float = 0.0,
+                       **_) -> tuple[Symbol, dict, dict]:
+    """The `openvino` optimize_for backend: the same regions and ONNX lowering as
+    `onnxruntime`, each compiled by OpenVINO for the CPU (openvino.py). Options: `precision`
+    ("f32", or "bf16": OpenVINO's precision hint, f32 with a warning on a CPU without native
+    bf16; the subgraph engines' `precision`/`precision_reason` say what runs), and
+    `intra_op_threads`, `min_nodes`, `shape_cache`, `verify_bound` as for `onnxruntime`. Needs
+    the `openvino` package (`pip install hybridserve[openvino]`)."""
+    require("openvino", OV_FEATURE)
+    require("onnx", OV_FEATURE)
+    effective_precision(precision)          # an unknown precision fails before any build
+    config = SessionConfig(None, int(intra_op_threads), shape_cache=int(shape_cache),
+                           verify_bound=float(verify_bound), engine="openvino",
+                           precision=precision)
+    return _partition(sym, args, aux, data_shapes, data_dtypes, min_nodes, config)
+
+
+def _partition(sym: Symbol, args: Mapping | None, aux: Mapping | None,
+               data_shapes: Mapping | None, data_dtypes: Mapping | None, min_nodes: int,
+               config: SessionConfig) -> tuple[Symbol, dict, dict]:
+    sym = expand(sym)                 # optimising again starts from the original nodes
+    args, aux = dict(args or {}), dict(aux or {})
+    params = {k: np.asarray(v) for k, v in {**args, **aux}.items()}
     info = _entry_info(sym, params, data_shapes or {}, data_dtypes or {})
     excluded: set[int] = set()
     while True:
@@ -116,18 +146,18 @@ def _subgraph_node(region: Region, k: int, params: dict, info: _Info,
     dynamic = info.alt is not None and all(
         varying_axes(info.shapes[(id(s), i)], info.alt.get((id(s), i))) == (0,)
         for _, (s, i) in feeds)
-    name = f"onnxruntime_subgraph{k}"
+    name = f"{config.engine}_subgraph{k}"
     try:
         engine = OrtSubgraph(name, sub, {n: params[n] for n in names if n in params},
                              shapes, dtypes, dynamic, config)
     except OnnxLoweringError as e:
         raise _Refused(_named(str(e), region)) from None
     except Exception as e:  # noqa: BLE001 - ORT's own exception types: leave it to NumPy
-        warnings.warn(f"onnxruntime refused a region of {len(region.members)} nodes "
+        warnings.warn(f"{config.engine} refused a region of {len(region.members)} nodes "
                       f"('{region.members[0].name}' …): {e}; it runs on NumPy", stacklevel=4)
         raise _Refused({id(m) for m in region.members}) from None
-    node = Node(OP, name, {"num_inputs": str(len(names)), "num_outputs": str(len(sub.outputs))},
-                op=get_op(OP))
+    node = Node(OP, name, {"num_inputs": str(len(names)), "num_outputs": str(len(sub.outputs)),
+                           "engine": config.engine}, op=get_op(OP))
     node.parsed["runner"] = engine
     return node
 

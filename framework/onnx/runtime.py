@@ -32,6 +32,7 @@ from ..symbol.graph import Symbol
 from ..symbol.infer import infer_dtypes, infer_shapes
 from .build import lower_symbol
 from .deps import require
+from .openvino import openvino_session
 from .specialize import ShapeCache, default_capacity
 from .verify import differs
 
@@ -61,6 +62,8 @@ class SessionConfig:
     optimization: str = "all"          # 'disable' | 'basic' | 'extended' | 'all'
     shape_cache: int = 0
     verify_bound: float = 0.0
+    engine: str = "onnxruntime"        # or "openvino" (openvino.py: same lowering, same cache)
+    precision: str = "f32"             # openvino only: "bf16" = its INFERENCE_PRECISION_HINT
 
     def provider_list(self, ort) -> list[str]:
         if self.providers:
@@ -114,10 +117,13 @@ def make_session(model, config: SessionConfig, external: Mapping[str, np.ndarray
 
 class _Session:
     """One session and how to feed it: (input name, position among the node's inputs)."""
-    __slots__ = ("run", "feed", "inputs", "providers", "batch_free")
+    __slots__ = ("run", "feed", "inputs", "providers", "batch_free", "precision",
+                 "precision_reason")
 
     def __init__(self, session, positions: Mapping[str, int]):
         self.run = session.run
+        self.precision = getattr(session, "precision", "f32")
+        self.precision_reason = getattr(session, "precision_reason", "")
         self.inputs = session.get_inputs()
         self.providers = tuple(session.get_providers())   # those ORT took, not those asked
         self.feed = [(i.name, positions[i.name]) for i in self.inputs]
@@ -156,6 +162,8 @@ class OrtSubgraph:
         shapes = [tuple(self._shapes[names[k]]) for k in self._data]
         self.cache.put(self._key_of(first, *self._keys(shapes)), first, nbytes)
         self._providers = first.providers
+        # what the sessions compute in ("bf16" on OpenVINO when asked and the CPU has it)
+        self.precision, self.precision_reason = first.precision, first.precision_reason
         self._single = len(symbol.outputs) == 1
 
     @property
@@ -186,11 +194,16 @@ class OrtSubgraph:
         """A session for these data shapes, and the resident memory it took (RSS growth)."""
         trim_heap()
         before = rss_bytes()
-        external: dict[str, np.ndarray] = {}
+        openvino = self.config.engine == "openvino"
+        external: dict[str, np.ndarray] | None = None if openvino else {}  # OpenVINO: inline
         model = lower_symbol(self.symbol, self._params(), shapes, self._dtypes,
                              dynamic_batch=self.dynamic, graph_name=self.name,
                              external=external)
-        sess = _Session(make_session(model, self.config, external), self._positions)
+        if openvino:
+            made = openvino_session(model, self.config.threads(), self.config.precision)
+        else:
+            made = make_session(model, self.config, external)
+        sess = _Session(made, self._positions)
         del model
         trim_heap()
         return sess, max(0, rss_bytes() - before)
@@ -231,8 +244,8 @@ class OrtSubgraph:
         except Exception as e:  # noqa: BLE001 - lowering or ORT refuses these shapes
             why = f"{type(e).__name__}: {e}"
         if why is not None:
-            warnings.warn(f"subgraph node '{self.name}': no onnxruntime session for input "
-                          f"shapes {list(named.values())} ({why}); they run on NumPy",
+            warnings.warn(f"subgraph node '{self.name}': no {self.config.engine} session for "
+                          f"input shapes {list(named.values())} ({why}); they run on NumPy",
                           stacklevel=5)
             self.cache.put(free or full, _REFUSED)     # at any batch size
             return _REFUSED
@@ -265,7 +278,7 @@ class OrtSubgraph:
             outs = sess.run(None, {name: inputs[k] for name, k in sess.feed})
         except Exception as e:  # noqa: BLE001 - ORT raises its own exception types
             raise OperatorError(f"subgraph node '{self.name}' (op _sg_onnxruntime): "
-                                f"onnxruntime failed: {e}") from None
+                                f"{self.config.engine} failed: {e}") from None
         return outs[0] if self._single else tuple(outs)
 
 

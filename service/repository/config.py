@@ -165,6 +165,10 @@ class ModelConfig(BaseModel):
     version_policy: VersionPolicy = Field(default_factory=VersionPolicy)
     parameters: dict[str, Any] = Field(default_factory=dict)
     quantize: Optional[QuantizeConfig] = None          # ours: INT8 serving (runtime/int8.py)
+    # ours: the engine serving this model (None: the server's setting) and its precision
+    # ("bf16": OpenVINO's precision hint, so it implies "openvino"); docs/engines.md
+    engine: Optional[Literal["onnxruntime", "openvino", "numpy"]] = None
+    precision: Optional[Literal["f32", "bf16"]] = None
 
     def to_json_bytes(self) -> bytes:
         return orjson.dumps(self.model_dump(exclude_none=True), option=orjson.OPT_INDENT_2)

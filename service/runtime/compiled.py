@@ -18,6 +18,7 @@ import numpy as np
 
 from framework.gluon import SymbolBlock
 from framework.ndarray import ndarray
+from framework.onnx.openvino import effective_precision
 from framework.onnx.verify import differs
 from framework.symbol import var
 
@@ -31,7 +32,9 @@ ORT_BOUND = 1e-4                    # ONNX Runtime twin: max|Δ| ≤ ORT_BOUND·
 # an INT8 graph: its engines may round an 8-bit level apart in any layer; allow six levels of an
 # int8 output over ±max|ref| (MXNet's 127.5 levels), far below what a wrong kernel gives
 INT8_ORT_BOUND = 6 / 127.5
-ENGINES = ("onnxruntime", "numpy")
+BF16_BOUND = 1e-2                   # bf16 keeps 8 mantissa bits: 2^-8 per op, well under 1e-2
+ENGINES = ("onnxruntime", "openvino", "numpy")
+COMPILED = ("onnxruntime", "openvino")   # engines of the ONNX lowering (partitioned graphs)
 
 
 @dataclass(frozen=True)
@@ -52,18 +55,23 @@ class OrtOptions:
 class Engine:
     """What a Runner's requests run, and why: reported in model metadata (`parameters`), the
     Triton config (`parameters`, string values) and the console."""
-    name: str = "numpy"                 # "onnxruntime" | "numpy"
+    name: str = "numpy"                 # "onnxruntime" | "openvino" | "numpy"
     graph: str = "traced"               # "partitioned" | "optimized" | "traced"
-    reason: str = ""                    # why not onnxruntime, when it was asked for
+    reason: str = ""                    # why not the engine (or precision) asked for
     providers: tuple[str, ...] = ()
-    onnx_nodes: int = 0                 # op nodes of the graph inside onnxruntime regions
+    onnx_nodes: int = 0                 # op nodes of the graph inside the compiled regions
     nodes: int = 0                      # op nodes of the traced graph
+    precision: str = "f32"              # what the compiled regions compute in
+    top1: str = ""                      # "agreeing/rows" with the reference, (N, classes) outputs
 
     def parameters(self) -> dict[str, str | int]:
         p: dict[str, str | int] = {"engine": self.name, "engine_graph": self.graph}
-        if self.name == "onnxruntime":
+        if self.name in COMPILED:
             p.update({"execution_providers": ",".join(self.providers),
-                      "onnxruntime_nodes": self.onnx_nodes, "graph_nodes": self.nodes})
+                      f"{self.name}_nodes": self.onnx_nodes, "graph_nodes": self.nodes,
+                      "precision": self.precision})
+        if self.top1:
+            p["top1_agreement"] = self.top1
         if self.reason:
             p["engine_fallback_reason"] = self.reason
         return p
@@ -177,34 +185,60 @@ def _op_nodes(sym) -> int:
 
 
 def ort_twin(block, data_names: list[str], checks: list[list[np.ndarray]],
-             expected: list[list[np.ndarray]], what: str, opts: OrtOptions
+             expected: list[list[np.ndarray]], what: str, opts: OrtOptions,
+             engine: str = ORT_BACKEND, precision: str = "f32"
              ) -> tuple[BoundOp | None, Engine | str]:
-    """`block`'s graph through `optimize_for(backend="onnxruntime")` and its Engine, if at
-    least one region lowers and its outputs on every input of `checks` stay within the bound
-    of `expected`; otherwise `(None, why not)`, logged."""
-    limit = INT8_ORT_BOUND if is_quantized(block_symbol(block)) else ORT_BOUND
+    """`block`'s graph through `optimize_for(backend=engine)` ("onnxruntime", or "openvino" in
+    `precision`) and its Engine, if at least one region lowers and its outputs on every input of
+    `checks` stay within the bound of `expected` (bf16: BF16_BOUND); otherwise `(None, why
+    not)`, logged."""
+    quantized = is_quantized(block_symbol(block))
 
     def build():
+        if engine == "openvino":
+            used, _ = effective_precision(precision)     # imports openvino: may refuse here
+            backend_opts = {"precision": precision,
+                            "intra_op_threads": opts.intra_op_threads,
+                            "shape_cache": opts.shape_cache}
+        else:
+            used, backend_opts = "f32", opts.backend_opts()
+        limit = INT8_ORT_BOUND if quantized else BF16_BOUND if used == "bf16" else ORT_BOUND
         # sessions built later for other input shapes are checked like this one
-        bound = _twin(block, data_names, checks[0], ORT_BACKEND, verify_bound=limit,
-                      **opts.backend_opts())
+        bound = _twin(block, data_names, checks[0], engine, verify_bound=limit, **backend_opts)
         regions = [n for n in bound.op.symbol.topo() if n.op is not None and n.op.runs_subgraph]
-        return bound, regions, [bound(arrays) for arrays in checks] if regions else []
+        return bound, regions, [bound(arrays) for arrays in checks] if regions else [], limit
 
     res, e = attempt(build)
     if e is not None:       # missing package, lowering or session failure
-        return _refuse(what, f"{type(e).__name__}: {e}"[:500])
-    bound, regions, got = res
+        return _refuse(what, engine, f"{type(e).__name__}: {e}"[:500])
+    bound, regions, got, limit = res
     if not regions:
-        return _refuse(what, "no node of the graph lowers to ONNX")
+        return _refuse(what, engine, "no node of the graph lowers to ONNX")
     for g, e in zip(got, expected):
         why = within_bound(g, e, limit)
         if why is not None:
-            return _refuse(what, f"outputs differ from the NumPy reference: {why}")
+            return _refuse(what, engine, f"outputs differ from the NumPy reference: {why}")
+    runners = [n.parsed["runner"] for n in regions]
     inside = sum(_op_nodes(n.subgraphs[0]) for n in regions)
-    providers = tuple(dict.fromkeys(p for n in regions for p in n.parsed["runner"].providers))
-    return bound, Engine("onnxruntime", "partitioned", "", providers, inside,
-                         _op_nodes(block_symbol(block)))
+    providers = tuple(dict.fromkeys(p for r in runners for p in r.providers))
+    used = "bf16" if any(r.precision == "bf16" for r in runners) else "f32"
+    note = next((r.precision_reason for r in runners if r.precision_reason), "")
+    return bound, Engine(engine, "partitioned", f"bf16 not used: {note}" if note else "",
+                         providers, inside, _op_nodes(block_symbol(block)), used,
+                         top1_agreement(got, expected))
+
+
+def top1_agreement(got: list[list], want: list[list]) -> str:
+    """"agreeing/rows" of the first output's argmax over the last axis, when it is
+    (N, classes) with classes > 1; "" otherwise."""
+    agree = rows = 0
+    for g, w in zip(got, want):
+        g, w = np.asarray(g[0]), np.asarray(w[0])
+        if g.ndim != 2 or g.shape[1] < 2 or g.shape != w.shape:
+            return ""
+        agree += int(np.sum(np.argmax(g, 1) == np.argmax(w, 1)))
+        rows += g.shape[0]
+    return f"{agree}/{rows}" if rows else ""
 
 
 def is_quantized(sym) -> bool:
@@ -217,6 +251,7 @@ def block_symbol(block):
     return block.compiled()[0].symbol
 
 
-def _refuse(what: str, reason: str) -> tuple[None, str]:
-    log.warning("onnxruntime engine unavailable for %s, serving NumPy: %s", what, reason)
+def _refuse(what: str, engine: str, reason: str) -> tuple[None, str]:
+    log.warning("%s engine unavailable for %s, serving %s: %s", engine, what,
+                "onnxruntime (or NumPy)" if engine == "openvino" else "NumPy", reason)
     return None, reason

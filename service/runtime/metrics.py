@@ -54,6 +54,11 @@ class Metrics:
         self.model_memory = Gauge("hybridserve_model_memory_bytes",
                                   "Memory one loaded model version holds (measured at load)", lbl,
                                   registry=r)
+        # 1 per loaded version, labelled with what runs its requests (docs/engines.md)
+        self.engine = Gauge("hybridserve_model_engine",
+                            "Engine and precision serving a loaded model version (always 1)",
+                            (*lbl, "engine", "precision"), registry=r)
+        self._engines: dict[tuple[str, str], tuple[str, str]] = {}
         self.resident = Gauge("hybridserve_process_resident_bytes",
                               "Resident memory of this server process", registry=r)
         self.resident.set_function(rss_bytes)
@@ -75,6 +80,13 @@ class Metrics:
                                        self.batch.labels(name, version))
         return c
 
+    def set_engine(self, name: str, version: str, engine: str, precision: str) -> None:
+        old = self._engines.pop((name, version), None)
+        if old is not None:
+            self.engine.remove(name, version, *old)
+        self._engines[(name, version)] = (engine, precision)
+        self.engine.labels(name, version, engine, precision).set(1)
+
     def failed(self, name: str, version: str, code: int) -> None:
         self._failed.add((name, version, str(code)))
         self.failures.labels(name, version, str(code)).inc()
@@ -89,6 +101,9 @@ class Metrics:
                 m.remove(name, version)
             except KeyError:
                 pass
+        engine = self._engines.pop((name, version), None)
+        if engine is not None:
+            self.engine.remove(name, version, *engine)
         for key in [k for k in self._failed if k[:2] == (name, version)]:
             self._failed.discard(key)
             self.failures.remove(*key)

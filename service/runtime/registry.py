@@ -304,6 +304,7 @@ class Registry:
                           stats=ModelStats(name, version), ident=ident,
                           load_memory=self._costs.get(runner, 0))
         self.metrics.model_memory.labels(name, version).set_function(lambda: mv.memory)
+        self.metrics.set_engine(name, version, runner.engine.name, runner.engine.precision)
         mv.batcher = self._make_batcher(mv)
         entries[version] = mv
         self.metrics.load_time.labels(name).observe(runner.load_seconds)

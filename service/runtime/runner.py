@@ -15,6 +15,7 @@ import math
 import threading
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -35,7 +36,8 @@ from ..repository.store import ModelFiles
 from .analysis import GraphFacts
 from .probe import attempt
 from .int8 import quantize_for_serving
-from .compiled import BoundOp, Engine, OrtOptions, optimised_twin, ort_twin, verification_inputs
+from .compiled import (COMPILED, BoundOp, Engine, OrtOptions, optimised_twin, ort_twin,
+                       verification_inputs)
 from .signature import (IOSpec, concrete, default_input, infer_outputs, param_vars,
                         output_names)
 from .summary import input_shapes
@@ -136,6 +138,7 @@ class Runner:
         sym, params = _read_files(files, max_nodes, max_params_bytes, max_symbol_bytes,
                                   max_json_depth, say)
         cfg = config or ModelConfig()
+        engine, precision = cls._engine_of(cfg, engine)
         data_names = cls._data_names(sym, params, cfg, files.params is not None)
         say("building the block")
         try:   # from what was parsed above: neither file is read twice
@@ -166,11 +169,19 @@ class Runner:
         r.quantization = quantization
         r.transforms = Transforms.build(name, effective, inputs, files)
         r._warm_up(explicit=bool(cfg.inputs), optimize=optimize, buffer_sets=buffer_sets,
-                   progress=say, engine=engine, ort=ort or OrtOptions())
+                   progress=say, engine=engine, ort=ort or OrtOptions(), precision=precision)
         r.flops_per_item = r._estimate_flops()
         r.mark_measured()
         r.load_seconds = time.perf_counter() - t0
         return r
+
+    @staticmethod
+    def _engine_of(cfg: ModelConfig, server_engine: str) -> tuple[str, str]:
+        """(engine, precision) of a model: its config's, else the server's; bf16 is OpenVINO's
+        precision hint, so a config asking bf16 without an engine gets OpenVINO."""
+        precision = cfg.precision or "f32"
+        engine = cfg.engine or ("openvino" if precision == "bf16" else server_engine)
+        return engine, precision
 
     @staticmethod
     def _data_names(sym, params: dict, cfg: ModelConfig, has_params: bool = True) -> list[str]:
@@ -242,7 +253,7 @@ class Runner:
 
     def _warm_up(self, explicit: bool, optimize: bool = True, buffer_sets: int = 1,
                  progress: Callable[[str], None] = lambda _m: None, engine: str = "numpy",
-                 ort: OrtOptions = OrtOptions()) -> None:
+                 ort: OrtOptions = OrtOptions(), precision: str = "f32") -> None:
         if any(s.shape is None for s in self.inputs):
             progress("compiling (input shapes unknown: no warm-up)")
             self._blind_engine(engine)
@@ -255,9 +266,9 @@ class Runner:
             # builds the traced graph's cached op; on the first check input, so that its
             # outputs are the reference the twins are checked against (one forward less)
             first = [np.array(o) for o in self.run(checks[0])]
-            if (optimize or engine == "onnxruntime") and self._plain is not None:
+            if (optimize or engine in COMPILED) and self._plain is not None:
                 progress("optimising the graph")
-                self._optimise(checks, first, optimize, engine, ort)
+                self._optimise(checks, first, optimize, engine, ort, precision)
             for k, b in enumerate(sizes):
                 progress(f"warming shape {k + 1}/{len(sizes)} (batch {b})")
                 arrays = self._zeros(b)
@@ -278,8 +289,9 @@ class Runner:
         return [np.zeros(concrete(s.shape, batch, 1), s.dtype) for s in self.inputs]
 
     def _optimise(self, checks: list[list[np.ndarray]], first: list[np.ndarray], optimize: bool,
-                  engine: str, ort: OrtOptions) -> None:
-        """Serve the ONNX Runtime twin (engine "onnxruntime"), else the NumPy optimize_for
+                  engine: str, ort: OrtOptions, precision: str = "f32") -> None:
+        """Serve the OpenVINO twin (engine "openvino", in `precision`), else the ONNX Runtime
+        twin (engine "onnxruntime" or "openvino"), else the NumPy optimize_for
         twin (`optimize`), whichever first reproduces the traced graph on `checks` (non-trivial
         inputs at every warm-up batch size; `first`: the traced graph's outputs on the first);
         the traced graph otherwise. `self.engine` says which, and why."""
@@ -291,13 +303,24 @@ class Runner:
                                                     f"check input: {e!r}"[:500]))
             return
         names = [s.name for s in self.inputs]
-        reason = ""
-        if engine == "onnxruntime":
-            twin, got = ort_twin(self.block, names, checks, expected, what, ort)
+        # bf16 is OpenVINO's precision hint: ONNX Runtime computes in float32
+        reason = ("bf16 not used: the onnxruntime engine runs f32"
+                  if engine == "onnxruntime" and precision == "bf16" else "")
+        if engine == "openvino":
+            twin, got = ort_twin(self.block, names, checks, expected, what, ort, "openvino",
+                                 precision)
             if twin is not None:
                 self._adopt(twin, got)
                 return
-            reason = got
+            reason = f"openvino not used: {got}"
+        if engine in COMPILED:
+            twin, got = ort_twin(self.block, names, checks, expected, what, ort)
+            if twin is not None:
+                self._adopt(twin, replace(got, reason="; ".join(filter(None, [reason,
+                                                                              got.reason]))))
+                return
+            reason = "; ".join(filter(None, [reason, got if engine == "onnxruntime"
+                                             else f"onnxruntime not used: {got}"]))
         twin = optimised_twin(self.block, names, checks, expected, what) if optimize else None
         self.engine = Engine("numpy", "optimized" if twin is not None else "traced", reason)
         log.info("%s serves on NumPy (%s graph)%s", what, self.engine.graph,
@@ -310,10 +333,10 @@ class Runner:
         # requests of other shapes than the warm-up's (free dims beyond the batch: a model
         # uploaded without a config) get sessions specialized on them (framework/onnx/runtime.py)
         self._served, self.engine = twin, engine
-        if engine.name == "onnxruntime":
-            log.info("%s/%s serves on onnxruntime (%s; %d of %d nodes in its regions)",
-                     self.name, self.version, ",".join(engine.providers), engine.onnx_nodes,
-                     engine.nodes)
+        if engine.name in COMPILED:
+            log.info("%s/%s serves on %s (%s; %d of %d nodes in its regions)%s", self.name,
+                     self.version, engine.name, ",".join(engine.providers), engine.onnx_nodes,
+                     engine.nodes, f"; {engine.reason}" if engine.reason else "")
         # the traced op now only runs hooked (inspection), which plans no buffers
         clear = getattr(self._plain.op, "clear_buffers", None)
         if clear is not None:
@@ -321,7 +344,7 @@ class Runner:
 
     @staticmethod
     def _asked(engine: str, reason: str) -> str:
-        return reason if engine == "onnxruntime" else ""
+        return reason if engine in COMPILED else ""
 
     def _blind_engine(self, engine: str) -> None:
         self.engine = Engine(reason=self._asked(engine, "no warm-up (input shapes unknown at "
@@ -394,7 +417,7 @@ class Runner:
 
     def _regions(self) -> list:
         """The onnxruntime engines of the served graph's regions."""
-        if self.engine.name != "onnxruntime" or self._served is None:
+        if self.engine.name not in COMPILED or self._served is None:
             return []
         return [n.parsed["runner"] for n in self._served.op.symbol.topo()
                 if n.op is not None and n.op.runs_subgraph]

@@ -62,3 +62,17 @@ def check_op(opname: str, attrs: dict, inputs: list[np.ndarray], params: dict | 
     want = kernel_outputs(sym, inputs)
     got = run_onnx(sym, params, feed, **kw)
     assert_close(got, want)
+
+
+def imports_fixture(version: str, name: str):
+    """A committed MXNet export as `SymbolBlock.imports` gives it: (block, its data inputs as
+    framework arrays, MXNet's recorded outputs)."""
+    import framework as mx
+    from fixture_util import FIXTURES, load_fixture
+    from framework.gluon import SymbolBlock
+    sym, _, inputs, expected = load_fixture(version, name)
+    d = FIXTURES / version
+    names = [n for n in sym.list_inputs() if n in inputs]
+    blk = SymbolBlock.imports(str(d / f"{name}-symbol.json"), names,
+                              str(d / f"{name}-0000.params"))
+    return blk, [mx.np.array(inputs[n]) for n in names], expected

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 import framework as mx
-from fixture_util import FIXTURES, VERSIONS, fixture_names, load_fixture
+from fixture_util import VERSIONS, fixture_names
 from framework.gluon import SymbolBlock, nn, rnn
 from framework.onnx import MissingDependencyError
+from onnx_util import imports_fixture
 
 CASES = [(v, n) for v in VERSIONS for n in fixture_names(v)]
 OP = "_sg_onnxruntime"
@@ -33,18 +34,9 @@ def _ops(block) -> list[str]:
     return [n.opname for n in block._cached_graph[1].topo() if not n.is_var]
 
 
-def _imports(version, name):
-    sym, params, inputs, expected = load_fixture(version, name)
-    d = FIXTURES / version
-    names = [n for n in sym.list_inputs() if n in inputs]
-    blk = SymbolBlock.imports(str(d / f"{name}-symbol.json"), names,
-                              str(d / f"{name}-0000.params"))
-    return blk, [mx.np.array(inputs[n]) for n in names], expected
-
-
 @pytest.mark.parametrize("version,name", CASES, ids=[f"{v}-{n}" for v, n in CASES])
 def test_fixture_through_onnxruntime_matches_mxnet(version, name):
-    blk, args, expected = _imports(version, name)
+    blk, args, expected = imports_fixture(version, name)
     blk.optimize_for(*args, backend="onnxruntime")
     assert OP in _ops(blk)
     outs = _outputs(blk(*args))
@@ -91,7 +83,7 @@ def test_regions_stop_at_an_op_onnx_cannot_take():
 
 def test_monkeypatched_refusal_splits_a_zoo_graph(monkeypatch):
     from framework.onnx import partition
-    blk, args, expected = _imports("mxnet-1.9.1", "mini_resnet_v1")
+    blk, args, expected = imports_fixture("mxnet-1.9.1", "mini_resnet_v1")
     monkeypatch.setattr(partition, "lowerable", lambda n: n.opname != "Pooling")
     blk.optimize_for(*args, backend="onnxruntime")
     ops = _ops(blk)
@@ -112,8 +104,8 @@ def test_min_nodes_leaves_small_regions_to_numpy():
 
 
 def test_batch_size_changes_reuse_the_dynamic_session():
-    blk, args, _ = _imports("mxnet-1.9.1", "mini_mobilenet_v2")
-    ref, _, _ = _imports("mxnet-1.9.1", "mini_mobilenet_v2")
+    blk, args, _ = imports_fixture("mxnet-1.9.1", "mini_mobilenet_v2")
+    ref, _, _ = imports_fixture("mxnet-1.9.1", "mini_mobilenet_v2")
     blk.optimize_for(*args, backend="onnxruntime")
     engine = [n for n in blk._cached_graph[1].topo() if n.opname == OP][0].parsed.runner
     assert engine.dynamic
@@ -145,7 +137,7 @@ def test_rnn_layers(layer):
 
 
 def test_two_threads_share_one_block():
-    blk, args, _ = _imports("mxnet-1.9.1", "mini_resnet_v1")
+    blk, args, _ = imports_fixture("mxnet-1.9.1", "mini_resnet_v1")
     blk.optimize_for(*args, backend="onnxruntime", intra_op_threads=1)
     rs = np.random.RandomState(3)
     xs = [mx.np.array(rs.rand(*args[0].shape).astype(np.float32)) for _ in range(2)]

@@ -57,3 +57,32 @@ def test_engine_numpy_setting(tmp_path):
     with inproc_server(copy_store(tmp_path / "store", ("lenet",)), engine="numpy") as srv, \
             httpx.Client(base_url=srv.url, timeout=30) as c:
         assert _engine(c) == {"engine": "numpy", "engine_graph": "optimized"}
+
+
+def test_config_engine_openvino_over_http(tmp_path):
+    """A config asking `"engine": "openvino"`: served by OpenVINO where it is installed (by
+    ONNX Runtime, saying why, where not); metadata, Triton config and console agree."""
+    import json
+    store = copy_store(tmp_path / "store", ("lenet",))
+    cfg_file = store / "lenet" / "config.json"
+    cfg_file.write_text(json.dumps({**json.loads(cfg_file.read_text()), "engine": "openvino"}))
+    try:
+        import openvino  # noqa: F401
+        installed = True
+    except ImportError:
+        installed = False
+    with inproc_server(store) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        meta = _engine(c)
+        if installed:
+            assert (meta["engine"], meta["precision"]) == ("openvino", "f32")
+            assert meta["openvino_nodes"] > 0 and "engine_fallback_reason" not in meta
+        else:
+            assert meta["engine"] == "onnxruntime"
+            assert "'openvino' package" in meta["engine_fallback_reason"]
+        x = np.random.default_rng(1).random((2, 1, 28, 28), np.float32)
+        ref = srv.core.registry.get("lenet", None).runner.run_hooked([x], lambda *_: None)[0]
+        y = _infer(c, x)
+        assert np.abs(y - ref).max() <= 1e-4 * max(1.0, np.abs(ref).max())
+        metrics = c.get("/metrics").text
+        assert (f'hybridserve_model_engine{{engine="{meta["engine"]}",model="lenet",'
+                f'precision="{meta["precision"]}",version="1"}} 1.0') in metrics

@@ -31,16 +31,22 @@ function reasonBox(reason) {
   return h("details.reason", null, h("summary", null, reason.slice(0, 120) + "…"), h("div", null, reason));
 }
 
-/** Which engine serves the version (onnxruntime or NumPy) and, after a fallback, why. */
+/** Which engine serves the version (onnxruntime, openvino or NumPy), in which precision and,
+ * after a fallback, why. */
 function engineNote(v) {
   const e = v.engine;
   if (!e || v.state !== "READY") return null;
-  const text = e.engine === "onnxruntime"
-    ? `onnxruntime · ${e.onnxruntime_nodes}/${e.graph_nodes} nodes · ${String(e.execution_providers || "").replace(/ExecutionProvider/g, "")}`
+  const compiled = e.engine === "onnxruntime" || e.engine === "openvino";
+  const text = compiled
+    // OpenVINO's provider names its precision ("OpenVINOCPU:bf16"); ONNX Runtime's is f32
+    ? `${e.engine} · ${e[e.engine + "_nodes"]}/${e.graph_nodes} nodes · ${String(e.execution_providers || "").replace(/ExecutionProvider/g, "")}`
     : `NumPy · ${e.engine_graph} graph`;
+  // a compiled engine's reason is about the engine or precision it stands in for
+  const r = e.engine_fallback_reason || "";
+  const why = compiled || r.startsWith("openvino") ? r : "onnxruntime not used: " + r;
   return h("div.engine.muted.small", { "data-engine": e.engine },
     h("span", { title: "engine: what runs this version's requests" }, text),
-    e.engine_fallback_reason ? reasonBox("onnxruntime not used: " + e.engine_fallback_reason) : null);
+    e.engine_fallback_reason ? reasonBox(why) : null);
 }
 
 /** INT8 serving: how the quantized graph agreed with float32 on the calibration inputs. */
