@@ -25,6 +25,12 @@ class Settings(BaseSettings):
     access_log: bool = False           # per-request access lines cost throughput
     server_name: str = "hybridserve"
     graceful_timeout_s: float = 30.0
+    # the Open Inference Protocol's gRPC API beside HTTP, on the same host (0: off); its
+    # largest message is max_body_bytes. TLS when both files are given (PEM)
+    grpc_port: int = Field(default=8001, ge=0, le=65535)
+    grpc_tls_cert: Optional[Path] = None
+    grpc_tls_key: Optional[Path] = None
+    grpc_reflection: bool = False
 
     # model lifecycle
     load_on_startup: bool = True
@@ -116,3 +122,9 @@ class Settings(BaseSettings):
         if self.auth_inference and self.auth_token is None:
             raise ValueError("HYBRIDSERVE_AUTH_INFERENCE=true needs HYBRIDSERVE_AUTH_TOKEN: "
                              "without a token nobody could be let in")
+        if (self.grpc_tls_cert is None) != (self.grpc_tls_key is None):
+            raise ValueError("gRPC TLS needs both HYBRIDSERVE_GRPC_TLS_CERT and "
+                             "HYBRIDSERVE_GRPC_TLS_KEY")
+        if self.grpc_port and self.grpc_port == self.port:
+            raise ValueError(f"--grpc-port {self.grpc_port} is the HTTP --port too: choose "
+                             "another (0 turns gRPC off)")
