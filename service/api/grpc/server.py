@@ -6,13 +6,14 @@ from __future__ import annotations
 import logging
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 
 from ...core.dataplane import Core
 from ...settings import Settings
 from .pb import _pool
-from .pb import grpc_service_pb2_grpc as pb_grpc
+from .pb import grpc_service_pb2 as pb
 from .servicer import InferenceServicer
 
 log = logging.getLogger("hybridserve.api.grpc")
@@ -46,6 +47,47 @@ def _credentials(settings: Settings) -> grpc.ServerCredentials | None:
     return grpc.ssl_server_credentials([(key, cert)])
 
 
+def _unary(method, cls):
+    async def handler(raw: bytes, context):
+        return await method(await _parse(cls, raw, context), context)
+    return handler
+
+
+def _stream(method, cls):
+    async def requests(it, context):
+        async for raw in it:
+            yield await _parse(cls, raw, context)
+
+    async def handler(it, context):       # grpcio wants an async generator function here
+        async for response in method(requests(it, context), context):
+            yield response
+    return handler
+
+
+async def _parse(cls, raw: bytes, context):
+    try:
+        return cls.FromString(raw)
+    except DecodeError as e:
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                            f"malformed {cls.DESCRIPTOR.name} protobuf: {e}")
+
+
+def service_handler(servicer: InferenceServicer) -> grpc.GenericRpcHandler:
+    """The service's RPCs with requests parsed by us, not by grpcio: a malformed protobuf is
+    INVALID_ARGUMENT with a message (grpcio's own parse failure is a bare INTERNAL)."""
+    handlers = {}
+    for m in pb.DESCRIPTOR.services_by_name["GRPCInferenceService"].methods:
+        req, resp = getattr(pb, m.input_type.name), getattr(pb, m.output_type.name)
+        method = getattr(servicer, m.name)
+        if m.client_streaming:
+            handlers[m.name] = grpc.stream_stream_rpc_method_handler(
+                _stream(method, req), response_serializer=resp.SerializeToString)
+        else:
+            handlers[m.name] = grpc.unary_unary_rpc_method_handler(
+                _unary(method, req), response_serializer=resp.SerializeToString)
+    return grpc.method_handlers_generic_handler(SERVICE, handlers)
+
+
 class GrpcServer:
     def __init__(self, core: Core):
         self.core = core
@@ -57,7 +99,7 @@ class GrpcServer:
     async def start(self) -> None:
         s = self.settings
         server = grpc.aio.server(options=options(s))
-        pb_grpc.add_GRPCInferenceServiceServicer_to_server(InferenceServicer(self.core), server)
+        server.add_generic_rpc_handlers((service_handler(InferenceServicer(self.core)),))
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         if s.grpc_reflection:
             from grpc_reflection.v1alpha import reflection
