@@ -226,7 +226,8 @@ def hybridserve(key: str, workers: int, store: Path, tmp: Path, extra_env: dict,
     port = free_port()
     return Server(key, f"hybridserve {workers}w{suffix}", [project_python(), "-m", "service",
                   "--model-store", str(store), "--host", "127.0.0.1", "--port", str(port),
-                  "--workers", str(workers), "--log-level", "warning"], port,
+                  "--workers", str(workers), "--log-level", "warning",
+                  "--grpc-port", str(free_port())], port,
                   env=extra_env, ready_path="/v2/health/ready", log_path=tmp / f"{key}.log")
 
 
