@@ -345,6 +345,20 @@ class Registry:
     def _count_ready(self) -> int:
         return sum(mv.state is State.READY for e in self.models.values() for mv in e.values())
 
+    def stats_docs(self, name: str | None = None, version: str | None = None) -> list[dict]:
+        """Triton statistics documents: every model (no name), every version of one, or one."""
+        if version is not None:
+            return [self.get(name, version).stats.doc()]
+        if name is None:
+            entries = [e for _, e in sorted(self.models.items())]
+        else:
+            if not self.models.get(name):
+                self.get(name)                     # raises the right not-found/not-loaded
+                raise NotFound(f"model '{name}' has no statistics")
+            entries = [self.models[name]]
+        return [mv.stats.doc() for e in entries
+                for _, mv in sorted(e.items(), key=lambda kv: int(kv[0])) if mv.stats is not None]
+
     def index(self, ready_only: bool = False) -> list[dict]:
         rows = []
         names = sorted(set(self.store.models()) | set(self.models))

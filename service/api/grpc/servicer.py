@@ -15,7 +15,7 @@ from google.protobuf import json_format
 from ... import __version__
 from ...core import management
 from ...core.dataplane import Core
-from ...errors import BadRequest, NotFound, ServiceError
+from ...errors import BadRequest, ServiceError
 from ...protocol.codec import InferRequest, OutputTensor, split_body
 from ...protocol.tensors import decode_binary
 from ..routers.metadata import EXTENSIONS
@@ -94,25 +94,10 @@ class InferenceServicer(pb_grpc.GRPCInferenceServiceServicer):
 
     async def ModelStatistics(self, request, context):
         async def run():
-            return _parse({"model_stats": self._stats(request.name,
-                                                      _version(request.version))},
-                          pb.ModelStatisticsResponse())
+            name = request.name or None             # none: every model, every version
+            docs = self.core.registry.stats_docs(name, _version(request.version) if name else None)
+            return _parse({"model_stats": docs}, pb.ModelStatisticsResponse())
         return await self._call(context, "ModelStatistics", run, inference=True)
-
-    def _stats(self, name: str, version: str | None) -> list[dict]:
-        reg = self.core.registry
-        if not name:
-            return [mv.stats.doc() for _, e in sorted(reg.models.items())
-                    for _, mv in sorted(e.items(), key=lambda kv: int(kv[0]))
-                    if mv.stats is not None]
-        if version is not None:
-            return [reg.get(name, version).stats.doc()]
-        entries = reg.models.get(name)
-        if not entries:
-            reg.get(name)                               # raises the right not-found/not-loaded
-            raise NotFound(f"model '{name}' has no statistics")
-        return [mv.stats.doc() for _, mv in sorted(entries.items(), key=lambda kv: int(kv[0]))
-                if mv.stats is not None]
 
     # -- repository ----------------------------------------------------------------------------
     async def RepositoryIndex(self, request, context):
