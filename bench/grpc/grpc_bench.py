@@ -62,7 +62,7 @@ def build_store(root: Path) -> Path:
 def perf_analyzer(model: str, shape, conc: int, proto: str, url: str, seconds: float) -> float:
     cmd = ["bash", str(PERF), "-m", model, "-u", url, "-i", proto, "-b", "1",
            "--concurrency-range", str(conc), "-p", str(int(seconds * 1000)),
-           "--max-trials", "3", "--shape", "data:" + ",".join(map(str, shape[1:]))]
+           "--max-trials", "5", "--stability-percentage", "999", "--shape", "data:" + ",".join(map(str, shape[1:]))]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=30 + 10 * seconds)
     m = re.findall(r"Throughput: ([\d.]+) infer/sec", out.stdout)
     if out.returncode != 0 and not m:
