@@ -253,3 +253,27 @@ def test_repository_over_grpc(tgc, server, http):
     with pytest.raises(InferenceServerException) as e:
         tgc.load_model("does_not_exist")
     assert e.value.message() == msg and st == 404 and e.value.status() == "StatusCode.NOT_FOUND"
+
+
+def test_version_policy_as_http(tgc, server, http):
+    """Two versions on disk, the policy serves the newest: the older one is not ready and
+    refused with HTTP's message (UNAVAILABLE), unversioned calls get the newest."""
+    import shutil
+    d = server.store / "mlp_vp"
+    shutil.copytree(server.store / "mlp", d)
+    shutil.copytree(d / "1", d / "2")
+    cfg = json.loads((d / "config.json").read_text())
+    cfg["version_policy"] = {"latest": {"num_versions": 1}}
+    (d / "config.json").write_text(json.dumps(cfg))
+    tgc.load_model("mlp_vp")
+    assert tgc.is_model_ready("mlp_vp", "2") and not tgc.is_model_ready("mlp_vp", "1")
+    assert tgc.get_model_metadata("mlp_vp").versions == ["2"]
+    x = np.zeros((1, 512), np.float32)
+    assert tgc.infer("mlp_vp", [mlp_input(x)]).get_response().model_version == "2"
+    r = http.post("/v2/models/mlp_vp/versions/1/infer", json={"inputs": [
+        {"name": "data", "datatype": "FP32", "shape": [1, 512], "data": [0.0] * 512}]})
+    with pytest.raises(InferenceServerException) as e:
+        tgc.infer("mlp_vp", [mlp_input(x)], model_version="1")
+    assert r.status_code == 503
+    assert (e.value.status(), e.value.message()) == ("StatusCode.UNAVAILABLE", r.json()["error"])
+    tgc.unload_model("mlp_vp")
