@@ -14,7 +14,8 @@ from typing import Any, Iterable
 import numpy as np
 
 from ...errors import BadRequest
-from ...protocol.codec import InferInput, InferRequest, OutputTensor, RequestedOutput
+from ...protocol.types import (InferInput, InferRequest, InferResponse, OutputTensor,
+                               RequestedOutput)
 from ...protocol.datatypes import numpy_dtype
 from ...protocol.tensors import check_shape, decode_binary, encode_binary
 from .pb import grpc_service_pb2 as pb
@@ -120,11 +121,14 @@ def wants_raw(msg: pb.ModelInferRequest, outputs: Iterable[OutputTensor]) -> boo
                                                for o in outputs)
 
 
-def encode_response(model_name: str, model_version: str, request_id: str | None,
-                    outputs: list[OutputTensor], raw: bool) -> pb.ModelInferResponse:
-    resp = pb.ModelInferResponse(model_name=model_name, model_version=model_version,
-                                 id=request_id or "")
-    for o in outputs:
+def encode_response(r: InferResponse, raw: bool) -> pb.ModelInferResponse:
+    """The data plane's typed response as a ModelInferResponse: raw_output_contents when `raw`,
+    typed contents otherwise."""
+    resp = pb.ModelInferResponse(model_name=r.model_name, model_version=r.model_version,
+                                 id=r.id or "")
+    for k, v in r.parameters.items():
+        set_param(resp.parameters[k], v)
+    for o in r.outputs:
         t = resp.outputs.add(name=o.name, datatype=o.datatype, shape=o.array.shape)
         if raw:
             resp.raw_output_contents.append(bytes(encode_binary(o.array, o.datatype)))

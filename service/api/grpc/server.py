@@ -10,7 +10,7 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 
-from ...core.dataplane import Core
+from ...core import Core
 from ...settings import Settings
 from .pb import _pool
 from .pb import grpc_service_pb2 as pb

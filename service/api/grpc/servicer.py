@@ -9,15 +9,12 @@ import time
 from typing import AsyncIterator, Awaitable, Callable, TypeVar
 
 import grpc
-import orjson
 from google.protobuf import json_format
 
 from ... import __version__
 from ...core import management
-from ...core.dataplane import Core
+from ...core import Core
 from ...errors import BadRequest, ServiceError
-from ...protocol.codec import InferRequest, OutputTensor, split_body
-from ...protocol.tensors import decode_binary
 from ..routers.metadata import EXTENSIONS
 from . import codec
 from .pb import grpc_service_pb2 as pb
@@ -167,36 +164,10 @@ def _load_params(params) -> dict:
     return out
 
 
-# -- the data-plane seam: request in, typed outputs out ---------------------------------------
+# -- the one data plane: decode, core.infer (which encodes inside its timing), answer --------
 async def infer(core: Core, msg: pb.ModelInferRequest) -> pb.ModelInferResponse:
     t0 = time.perf_counter_ns()
     req = codec.decode_request(msg, core.settings.max_tensor_elements)
     req.decode_ns = time.perf_counter_ns() - t0
-    version, outputs = await _core_infer(core, msg.model_name, _version(msg.model_version), req)
-    return codec.encode_response(msg.model_name, version, req.id, outputs,
-                                 codec.wants_raw(msg, outputs))
-
-
-async def _core_infer(core: Core, name: str, version: str | None, req: InferRequest
-                      ) -> tuple[str, list[OutputTensor]]:
-    """Run `req` through the core's one infer path (batching, limits, statistics, errors).
-    Until the core returns typed tensors it answers in HTTP's binary framing, which is read
-    back here as zero-copy views."""
-    req.binary_output = True
-    for o in req.outputs or ():
-        o.binary = True
-    reg = core.registry
-    reg.http_requests += 1          # the batcher's closed-loop rule counts every held request
-    try:
-        body, headers, _ = await core.infer(name, version, req)
-    finally:
-        reg.http_requests -= 1
-    head, tail = split_body(body, headers.get("Inference-Header-Content-Length"))
-    doc = orjson.loads(head)
-    outs, pos = [], 0
-    for o in doc["outputs"]:
-        n = o["parameters"]["binary_data_size"]
-        arr = decode_binary(o["name"], o["datatype"], tuple(o["shape"]), tail[pos:pos + n])
-        pos += n
-        outs.append(OutputTensor(o["name"], o["datatype"], arr, True))
-    return doc["model_version"], outs
+    return await core.infer(msg.model_name, _version(msg.model_version), req,
+                            lambda r: codec.encode_response(r, codec.wants_raw(msg, r.outputs)))

@@ -10,7 +10,7 @@ import pytest
 from service.api.grpc import codec
 from service.api.grpc.pb import grpc_service_pb2 as pb
 from service.errors import BadRequest
-from service.protocol.codec import OutputTensor
+from service.protocol.types import InferResponse, OutputTensor
 from service.protocol.datatypes import V2_TO_NUMPY
 
 LIMIT = 1 << 20
@@ -53,7 +53,8 @@ def test_every_datatype_round_trips(datatype, raw):
     np.testing.assert_array_equal(x.array, arr)
     assert x.array.dtype == V2_TO_NUMPY[datatype]
     out = OutputTensor("y", datatype, x.array, True)
-    resp = codec.encode_response("m", "1", "id7", [out], raw)
+    resp = codec.encode_response(InferResponse("m", "1", "id7", [out], {"p": 2}), raw)
+    assert resp.parameters["p"].int64_param == 2
     assert resp.id == "id7" and resp.model_version == "1"
     t = resp.outputs[0]
     assert list(t.shape) == [2, 3] and t.datatype == datatype
