@@ -128,10 +128,7 @@ class InferenceServicer(pb_grpc.GRPCInferenceServiceServicer):
                                ) -> AsyncIterator[pb.ModelStreamInferResponse]:
         """One response per request, in order; a failed request answers with its message and
         the stream goes on (Triton's behaviour for non-decoupled models)."""
-        try:
-            check_token(self.core.settings, context, inference=True)
-        except Exception as e:  # noqa: BLE001 - the status ends the stream
-            await _abort(context, e, "ModelStreamInfer")
+        await self._call(context, "ModelStreamInfer", _nothing, inference=True)   # the token
         async for request in request_iterator:
             try:
                 yield pb.ModelStreamInferResponse(infer_response=await infer(self.core, request))
@@ -142,6 +139,10 @@ class InferenceServicer(pb_grpc.GRPCInferenceServiceServicer):
                     infer_response=pb.ModelInferResponse(model_name=request.model_name,
                                                          model_version=request.model_version,
                                                          id=request.id))
+
+
+async def _nothing() -> None:
+    return None
 
 
 async def _abort(context, e: Exception, where: str):

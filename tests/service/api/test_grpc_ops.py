@@ -139,3 +139,25 @@ def test_shutdown_drains_in_flight_calls(tmp_path, monkeypatch):
             assert (await call).id == "done"
             await stopping
     asyncio.run(run())
+
+
+def test_stream_needs_the_token_too(guarded):
+    import queue
+    c = guarded.client
+    x = tg.InferInput("data", [1, 512], "FP32")
+    x.set_data_from_numpy(np.zeros((1, 512), np.float32))
+    for headers, ok in ((None, False), (AUTH, True)):
+        got: queue.Queue = queue.Queue()
+        c.start_stream(callback=lambda result, error: got.put((result, error)), headers=headers)
+        try:
+            try:
+                c.async_stream_infer("mlp", [x])
+            except InferenceServerException:
+                assert not ok          # refused: the stream may end before the request goes
+            result, error = got.get(timeout=30)
+        finally:
+            c.stop_stream()
+        if ok:
+            assert error is None and result.as_numpy("output").shape == (1, 2)
+        else:
+            assert result is None and "missing or invalid bearer token" in error.message()
