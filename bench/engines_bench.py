@@ -38,7 +38,7 @@ def build(prefix: str, opts: dict):
     if opts:
         blk.optimize_for(x, static_alloc=True, static_shape=True, **opts)
     else:
-        blk.hybridize(static_alloc=True, static_shape=True)
+        blk.hybridize(static_alloc=True, static_shape=True, backend="numpy")
     blk(x)
     return blk, x
 

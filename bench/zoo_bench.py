@@ -5,14 +5,18 @@ MXNet (its venv) builds each model with random weights, exports it, and times it
 hybridized forward; hybridserve imports that export (SymbolBlock.imports), checks its output
 against MXNet's, and times its own forward:
 
-* `hybridize`  — plain `hybridize(static_alloc=True, static_shape=True)` (BLAS's own threads);
+* `hybridize`  — `hybridize(static_alloc=True, static_shape=True, backend="numpy")`: the NumPy
+                 reference engine (BLAS's own threads);
 * `opt`        — `optimize_for(x, backend="hybridserve", static_alloc=True, static_shape=True)`
                  with BLAS's own threads (OpenBLAS, 2 threads here);
 * `opt_intra`  — the same, built and run with the kernels' intra-op threads (ops/_parallel.py:
                  every heavy op split in row blocks over 2 threads, BLAS single-threaded);
 * `ort` (--ort) — `optimize_for(x, backend="onnxruntime", intra_op_threads=2)`: the graph's
                  ONNX-expressible regions run by warm ONNX Runtime sessions; with --cpu also
-                 its single-threaded CPU time (`intra_op_threads=1`) against MXNet's.
+                 its single-threaded CPU time (`intra_op_threads=1`) against MXNet's;
+* `hyb_default` (--ort) — `hybridize()` and nothing else: the default engine (ONNX Runtime,
+                 issue 31), threads as the user set them (here: 2 cores; with --cpu
+                 OMP_NUM_THREADS=1): its figures should equal the `ort` ones.
 
 Each mode, and the single-threaded CPU measurement, gets its own build (the intra-op threads
 are set before `optimize_for`, as a user would).
@@ -107,10 +111,12 @@ def load(prefix: str, backend: str | None, **opts):
     x = fnp.array(io["data"])
     t0 = time.perf_counter()
     blk = SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
-    if backend:
+    if backend == "default":
+        blk.hybridize()                     # what a Gluon user writes: the default engine
+    elif backend:
         blk.optimize_for(x, backend=backend, static_alloc=True, static_shape=True, **opts)
     else:
-        blk.hybridize(static_alloc=True, static_shape=True)
+        blk.hybridize(static_alloc=True, static_shape=True, backend="numpy")
     y = blk(x).asnumpy()
     return blk, x, y, io, time.perf_counter() - t0
 
@@ -184,6 +190,19 @@ def bench_ort(prefix: str, ref: np.ndarray, args) -> dict:
     if args.cpu:
         serial, x, _, _, _ = load(prefix, "onnxruntime", intra_op_threads=1)
         row["ort_cpu_ms"] = round(cpu_ms(serial, x, args.calls, args.repeats), 2)
+        del serial
+    plain, x, y, _, build_s = load(prefix, "default")
+    row["err_hyb_default"] = float(np.abs(y - ref).max())
+    row["hyb_default_ms"], row["hyb_default_min"] = time_ms(lambda: plain(x), args.calls,
+                                                            args.repeats)
+    del plain
+    if args.cpu:
+        os.environ["OMP_NUM_THREADS"] = "1"          # the user's setting, read by the engine
+        try:
+            serial, x, _, _, _ = load(prefix, "default")
+        finally:
+            del os.environ["OMP_NUM_THREADS"]
+        row["hyb_default_cpu_ms"] = round(cpu_ms(serial, x, args.calls, args.repeats), 2)
     return row
 
 
@@ -268,9 +287,11 @@ def main() -> None:
 
 def ort_ratios(r: dict, mx_ms: float, mx_cpu_ms: float | None, batch: int) -> dict:
     out = {"ort_ratio": round(r["ort_ms"] / mx_ms, 3),
-           "ort_per_image_ms": round(r["ort_ms"] / batch, 2)}
+           "ort_per_image_ms": round(r["ort_ms"] / batch, 2),
+           "hyb_default_ratio": round(r["hyb_default_ms"] / mx_ms, 3)}
     if mx_cpu_ms and "ort_cpu_ms" in r:
         out["ort_cpu_ratio"] = round(r["ort_cpu_ms"] / mx_cpu_ms, 3)
+        out["hyb_default_cpu_ratio"] = round(r["hyb_default_cpu_ms"] / mx_cpu_ms, 3)
     return out
 
 
@@ -283,14 +304,17 @@ def report(rows, mem, peak2, args) -> None:
     if rows and "cpu_ratio" in rows[0]:
         cols[-2:-2] = ["mx_cpu_ms", "hs_cpu_ms", "cpu_ratio"]
     if rows and "ort_ratio" in rows[0]:
-        cols[-2:-2] = ["ort_ms", "ort_ratio", "ort_per_image_ms", "ort_build_s", "err_ort"] + \
-            (["ort_cpu_ms", "ort_cpu_ratio"] if "ort_cpu_ratio" in rows[0] else [])
+        cols[-2:-2] = ["ort_ms", "ort_ratio", "hyb_default_ms", "hyb_default_ratio",
+                       "ort_per_image_ms", "ort_build_s", "err_ort", "err_hyb_default"] + \
+            (["ort_cpu_ms", "ort_cpu_ratio", "hyb_default_cpu_ms", "hyb_default_cpu_ratio"]
+             if "ort_cpu_ratio" in rows[0] else [])
     lines = [f"Run {now}; GEMM peak (1024³ sgemm, OpenBLAS 2 threads) {peak2:.0f} GFLOP/s",
              f"Machine: {json.dumps(mach)}", "",
              "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rows:
         lines.append("| " + " | ".join(
-            (f"{r[c]:.1e}" if c in ("err_opt", "err_ort", "bound") else str(r[c]))
+            (f"{r[c]:.1e}" if c in ("err_opt", "err_ort", "err_hyb_default", "bound")
+             else str(r[c]))
             for c in cols) + " |")
     if mem:
         lines += ["", "| model (b1) | path | params MB | resident before forward MB | forward "

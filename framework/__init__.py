@@ -7,6 +7,7 @@ from . import initializer  # noqa: F401
 from . import initializer as init  # noqa: F401
 from . import numpy as np  # noqa: F401
 from . import numpy_extension as npx  # noqa: F401
+from . import numpy_dispatch_protocol  # noqa: F401  (NumPy functions on framework arrays)
 from . import symbol  # noqa: F401
 from . import symbol as sym  # noqa: F401
 from . import compiler  # noqa: F401  (its optimize_for backends register themselves)
@@ -16,6 +17,7 @@ from . import autograd  # noqa: F401
 from . import util  # noqa: F401
 from . import contrib  # noqa: F401
 from . import image  # noqa: F401
+from . import recordio  # noqa: F401
 from . import _sym_namespaces  # noqa: F401  (mx.sym.np, mx.sym.npx)
 
 context = device = __import__("framework.device", fromlist=["device"])

@@ -1,19 +1,37 @@
 """`mx.image`: MXNet's image helpers on (H, W, C) arrays, over the registry's image operators
-(`_image_resize`, `_image_crop`, `BilinearSampler`)."""
+(`_image_resize`, `_image_crop`, `BilinearSampler`), and imdecode/imread (Pillow decodes)."""
 from __future__ import annotations
 
+import io
 import math
 import random as _pyrandom
 from numbers import Number
 
 import numpy as _onp
+from PIL import Image as _PILImage
 
 from . import numpy as _np
 from .dispatch import invoke
 from .ndarray import ndarray
 
-__all__ = ["imresize", "resize_short", "fixed_crop", "center_crop", "random_crop",
+__all__ = ["imdecode", "imread", "imresize", "resize_short", "fixed_crop", "center_crop", "random_crop",
            "color_normalize", "imrotate", "random_rotate", "scale_down"]
+
+
+def imdecode(buf, flag: int = 1, to_rgb: bool = True, out=None) -> ndarray:
+    """Encoded image bytes → uint8 (H, W, 3) (flag 1; BGR unless to_rgb) or (H, W, 1) (flag 0)."""
+    if isinstance(buf, ndarray):
+        buf = buf._data.tobytes()
+    img = _PILImage.open(io.BytesIO(bytes(buf)))
+    arr = _onp.asarray(img.convert("RGB" if flag else "L"))
+    arr = arr[:, :, None] if not flag else (arr if to_rgb else arr[:, :, ::-1])
+    return ndarray(_onp.ascontiguousarray(arr))
+
+
+def imread(filename: str, flag: int = 1, to_rgb: bool = True, out=None) -> ndarray:
+    """Read and decode an image file (see imdecode)."""
+    with open(filename, "rb") as f:
+        return imdecode(f.read(), flag, to_rgb)
 
 
 def imresize(src, w: int, h: int, interp: int = 1) -> ndarray:

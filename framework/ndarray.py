@@ -31,6 +31,29 @@ class ndarray:
             return d.astype(dtype)
         return d.copy() if copy else d
 
+    def __dlpack__(self, stream=None, **kwargs):
+        return self._data.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    def to_dlpack_for_read(self):
+        from .numpy_extension.dlpack import to_dlpack_for_read
+        return to_dlpack_for_read(self)
+
+    def to_dlpack_for_write(self):
+        from .numpy_extension.dlpack import to_dlpack_for_write
+        return to_dlpack_for_write(self)
+
+    def __array_namespace__(self, api_version: str | None = None):
+        """`framework.numpy` (MXNet answers the 2021 array API versions only)."""
+        if api_version is not None:
+            year, _, month = str(api_version).partition(".")
+            if year != "2021" or not month.isdigit() or not 1 <= int(month) <= 12:
+                raise ValueError(f"Unrecognized array API version: {api_version!r}")
+        from . import numpy
+        return numpy
+
     def asnumpy(self) -> _onp.ndarray:
         return _onp.array(self._data, copy=True)
 
@@ -108,7 +131,9 @@ class ndarray:
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:
             return format(self._data.item(), spec)
-        return format(str(self), spec)
+        if spec:
+            raise TypeError("Cannot format mxnet.numpy.ndarray with format_spec")
+        return str(self)
 
     # -- conversions --------------------------------------------------------------------------
     def item(self, *args):
@@ -150,7 +175,10 @@ class ndarray:
         return self.copy()
 
     def as_in_context(self, device) -> "ndarray":
-        return self
+        """Same device: this array; another (`cpu(1)`, `cpu_pinned`): a copy, as MXNet gives."""
+        if device is None or device == Device("cpu", 0):
+            return self
+        return ndarray(self._data.copy())
 
     as_in_ctx = to_device = as_in_context
 

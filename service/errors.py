@@ -55,6 +55,12 @@ class NotFound(ServiceError):
     status, grpc_code = 404, "NOT_FOUND"
 
 
+class MethodNotAllowed(ServiceError):
+    """A path that exists, asked with a method it does not take (e.g. DELETE /v2/models/stats,
+    which the model route would otherwise read as a model name)."""
+    status, grpc_code = 405, "UNIMPLEMENTED"
+
+
 class Conflict(ServiceError):
     """The thing to create exists already (e.g. an upload to a version the store holds)."""
     status, grpc_code = 409, "ALREADY_EXISTS"
@@ -89,8 +95,10 @@ class VersionUnavailable(ServiceError):
 
 
 class InsufficientStorage(ServiceError):
-    """A load that would take the loaded models over the memory budget (RFC 4918's 507):
-    refused before it can make the server swap or die."""
+    """No room for what was asked (RFC 4918's 507): a load that would take the loaded models
+    over the memory budget (refused before it can make the server swap or die), or a write to
+    the model store that found its disk or quota full (ENOSPC/EDQUOT: nothing is left
+    half-written, the same request succeeds once space is freed)."""
     status, grpc_code = 507, "RESOURCE_EXHAUSTED"
 
 

@@ -66,12 +66,16 @@ def build_store(tmp: Path, demo_cfg: dict) -> Path:
         "resnet18_int8": ("resnet18_v1", {**RESNET_CONFIG, "quantize": {
             "dtype": "auto", "calib_mode": "naive", "calib_file": "calib.npz"}}),
     }
-    for name, (src, cfg) in entries.items():
+    # issue 31: the same exports uploaded without a config (input signature [-1, 3, -1, -1]):
+    # served on sessions specialized on the size requests bring
+    configless = {"resnet18_nocfg": "resnet18_v1", "mobilenet_nocfg": "mobilenetv2_1.0"}
+    for name, (src, cfg) in [*entries.items(), *((n, (s, None)) for n, s in configless.items())]:
         vdir = store / name / "1"
         vdir.mkdir(parents=True)
         for f in (tmp / "export" / src).iterdir():
             shutil.copy(f, vdir / f.name)
-        (store / name / "config.json").write_text(json.dumps({"name": name, **cfg}, indent=2))
+        if cfg is not None:
+            (store / name / "config.json").write_text(json.dumps({"name": name, **cfg}, indent=2))
         if "quantize" in cfg:
             write_calibration(tmp / "export" / f"{src}-io.npz", vdir / "calib.npz")
     return store
@@ -129,7 +133,7 @@ def write_bodies(tmp: Path) -> tuple[dict[str, Body], dict[str, np.ndarray]]:
 @dataclass
 class Case:
     server: str
-    model: str          # "MLP" / "ResNet-18" / "ResNet-18 INT8" / "MobileNet v2"
+    model: str          # "MLP" / "ResNet-18" / "ResNet-18 INT8" / "MobileNet v2" (… no config)
     body: str           # "JSON" / "binary" / "raw f32"
     batching: str       # "on" / "off"
     conns: int
@@ -163,6 +167,10 @@ def make_cases(servers: list[str], quick: bool) -> list[Case]:
                        "resnet.bin", "resnet"))
         cs.append(Case(s, "MobileNet v2", "binary", "off", 8, hs_infer.format("mobilenet"),
                        "mobilenet.bin", "mobilenet"))
+        cs.append(Case(s, "ResNet-18 no config", "binary", "off", 8,
+                       hs_infer.format("resnet18_nocfg"), "resnet.bin", "resnet"))
+        cs.append(Case(s, "MobileNet v2 no config", "binary", "off", 8,
+                       hs_infer.format("mobilenet_nocfg"), "mobilenet.bin", "mobilenet"))
         cs.append(Case(s, "ResNet-18 INT8", "binary", "off", 8, hs_infer.format("resnet18_int8"),
                        "resnet.bin", "resnet:top1"))
     if "mms" in servers:

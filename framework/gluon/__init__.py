@@ -10,3 +10,4 @@ from . import model_zoo  # noqa: F401,E402
 from . import utils  # noqa: F401,E402
 from . import loss  # noqa: F401,E402
 from . import data  # noqa: F401,E402
+from . import contrib  # noqa: F401,E402

@@ -13,6 +13,7 @@ from typing import Any
 from ..base import DeferredInitializationError
 from ..compiler.backends import get_backend
 from ..compiler.cached_op import CachedOp
+from ..compiler.engine import backend_for
 from ..ndarray import ndarray
 from ..symbol import trace as _trace
 from ..symbol.graph import Symbol, _Symbol
@@ -84,6 +85,7 @@ class HybridBlock(Block):
         self._monitor_all = False
         self._backend = None
         self._backend_opts: dict = {}
+        self._engine: str | None = None       # hybridize(backend=...): None = the default
         self._partition_if_dynamic = True
         self._first_forward = True
 
@@ -119,13 +121,18 @@ class HybridBlock(Block):
     # no annotations: `inspect.signature(HybridBlock.hybridize)` must print as MXNet's does
     def hybridize(self, active=True, partition_if_dynamic=True, static_alloc=False,
                   static_shape=False, inline_limit=2, forward_bulk_size=None,
-                  backward_bulk_size=None):
+                  backward_bulk_size=None, *, backend=None):
         """Activate (or deactivate) graph capture for this block and its children.
 
         active: bool; partition_if_dynamic: bool (not propagated to children, as in MXNet);
         static_alloc / static_shape: bool; inline_limit: int; *_bulk_size: int or None.
+        backend (keyword, MXNet 1.x's argument): the engine the graph compiles onto at its
+        first call — None: the default engine (ONNX Runtime when installed, unless
+        HYBRIDSERVE_ENGINE=numpy or MXNET_SUBGRAPH_BACKEND=NONE; compiler/engine.py),
+        'numpy': the NumPy reference kernels, or any optimize_for backend's name.
         """
         self._active = active
+        self._engine = backend
         self._partition_if_dynamic = partition_if_dynamic
         self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape),
                        ("inline_limit", inline_limit)]
@@ -141,7 +148,7 @@ class HybridBlock(Block):
                           "not take effect.", stacklevel=2)
         super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape,
                           inline_limit=inline_limit, forward_bulk_size=forward_bulk_size,
-                          backward_bulk_size=backward_bulk_size)
+                          backward_bulk_size=backward_bulk_size, backend=backend)
 
     def cast(self, dtype) -> None:
         if self._active:
@@ -244,12 +251,24 @@ class HybridBlock(Block):
                           "Is this intended?", stacklevel=4)
         flat, _ = flatten(args, "input")
         self._deferred_infer(flat, [params[n] for n in input_names if n in params])
-        if self._backend:
+        backend, default = self._backend, not self._backend
+        if default:
+            # a plain hybridize() compiles onto the default engine; the traced graph stays the
+            # block's graph (export, summary and op hooks see it)
+            backend, update_graph = backend_for(self._engine), False
+        if backend:
             shapes = {n: tuple(flat[i].shape) for n, i in data_names.items()
                       if i < len(flat) and hasattr(flat[i], "shape")}
             # the traced inputs include what the block itself adds (an RNN layer's states)
             shapes.update(getattr(self, "_traced_shapes", None) or {})
-            out, params, serial = self._apply_backend(out, params, serial, shapes)
+            try:
+                out, params, serial = self._apply_backend(out, params, serial, shapes, backend)
+            except Exception as e:  # noqa: BLE001 - the default engine is a speed-up only
+                if not default or self._engine is not None:
+                    raise
+                warnings.warn(f"{type(self).__name__}: the {backend} engine cannot compile "
+                              f"this graph ({type(e).__name__}: {e}); it runs on NumPy",
+                              stacklevel=4)
             if update_graph:
                 self._cached_graph = (in_syms, out)
             input_names = out.list_inputs()
@@ -261,14 +280,14 @@ class HybridBlock(Block):
         self._cached_op = CachedOp(out, input_names, dict(self._flags))
 
     def _apply_backend(self, out: Symbol, params: dict, serial: dict,
-                       data_shapes: dict | None = None):
+                       data_shapes: dict | None = None, backend: str | None = None):
         """Run the `optimize_for` backend on the graph and the parameter values; parameters the
         backend invents become new Parameters named like their graph variable (exported too).
         The backend also gets the example inputs' shapes (`data_shapes`), to pick kernels."""
         used = set(out.list_inputs())
         aux = set(out.list_auxiliary_states())
         values = {n: p.data()._data for n, p in params.items() if n in used}
-        new_sym, args, auxs = get_backend(self._backend)(
+        new_sym, args, auxs = get_backend(backend or self._backend)(
             out, {k: v for k, v in values.items() if k not in aux},
             {k: v for k, v in values.items() if k in aux},
             **{"data_shapes": data_shapes or {}, **self._backend_opts})

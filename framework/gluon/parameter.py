@@ -126,6 +126,9 @@ class Parameter:
             device = [device]
         if self._stype != "default":
             raise ValueError(f"Currently stype {self._stype} is not supported in NumPy interface and Gluon2.0")
+        if hasattr(self.init, "set_initializer"):   # a fused RNN vector: pieces take `init`
+            self.init.set_initializer(init if init else default_init)
+            init = default_init = self.init
         if init is None:
             init = default_init if self.init is None else self.init
         if not _known(self.shape):

@@ -1,7 +1,8 @@
 """`gluon.utils`: batch splitting, global-norm clipping, SHA-1 checks and file download.
 
-`download` needs `requests` (an optional dependency, imported when called); it writes through a
-temporary file renamed into place, so concurrent downloads of one file leave exactly one copy.
+`download` fetches with `requests` as MXNet does (an optional dependency, imported when called;
+MXNet's own tests mock it), else with `httpx`; it writes through a temporary file renamed into
+place, so concurrent downloads of one file leave exactly one copy.
 """
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import os
 import time
 import uuid
 import warnings
-from typing import Sequence
+from contextlib import contextmanager
+from typing import Iterator, Sequence
 
 import numpy as _onp
 
@@ -106,8 +108,8 @@ def download(url: str, path: str | None = None, overwrite: bool = False,
              sha1_hash: str | None = None, retries: int = 5, verify_ssl: bool = True) -> str:
     """Download `url` to `path` (a file or a folder); returns the file name.
 
-    Raises the last error after `retries` attempts (no network → `requests`' ConnectionError)."""
-    import requests   # optional dependency, only needed here
+    Raises the last error after `retries` attempts (no network → the HTTP client's connection
+    error)."""
     if not verify_ssl:   # said on every call, even when the file is already there
         warnings.warn("Unverified HTTPS request is being made (verify_ssl=False). "
                       "Adding certificate verification is strongly advised.", stacklevel=2)
@@ -118,7 +120,7 @@ def download(url: str, path: str | None = None, overwrite: bool = False,
     os.makedirs(folder, exist_ok=True)
     for attempt in range(max(1, retries)):
         try:
-            _fetch(requests, url, fname, verify_ssl, sha1_hash)
+            _fetch(url, fname, verify_ssl, sha1_hash)
             return fname
         except Exception:
             if attempt + 1 >= max(1, retries):
@@ -127,19 +129,36 @@ def download(url: str, path: str | None = None, overwrite: bool = False,
     return fname
 
 
-def _fetch(requests, url: str, fname: str, verify_ssl: bool, sha1_hash: str | None) -> None:
-    r = requests.get(url, stream=True, verify=verify_ssl)
-    if r.status_code != 200:
-        raise RuntimeError(f"Failed downloading url {url}: HTTP {r.status_code}")
-    tmp = f"{fname}.{uuid.uuid4().hex}.part"
+@contextmanager
+def _get(url: str, verify_ssl: bool) -> Iterator[tuple[int, Iterator[bytes]]]:
+    """(HTTP status, body chunks) of a streamed GET."""
     try:
-        with open(tmp, "wb") as f:
-            for chunk in r.iter_content(chunk_size=1 << 16):
-                if chunk:
-                    f.write(chunk)
-        if sha1_hash and not check_sha1(tmp, sha1_hash):
-            raise UserWarning(f"File {fname} is downloaded but the content hash does not match.")
-        os.replace(tmp, fname)   # atomic: concurrent downloads leave one complete file
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        import requests   # MXNet's client (optional)
+    except ImportError:
+        requests = None
+    if requests is not None:
+        r = requests.get(url, stream=True, verify=verify_ssl)
+        yield r.status_code, r.iter_content(chunk_size=1 << 16)
+        return
+    import httpx
+    with httpx.stream("GET", url, verify=verify_ssl, follow_redirects=True) as r:
+        yield r.status_code, r.iter_bytes(1 << 16)
+
+
+def _fetch(url: str, fname: str, verify_ssl: bool, sha1_hash: str | None) -> None:
+    with _get(url, verify_ssl) as (status, chunks):
+        if status != 200:
+            raise RuntimeError(f"Failed downloading url {url}: HTTP {status}")
+        tmp = f"{fname}.{uuid.uuid4().hex}.part"
+        try:
+            with open(tmp, "wb") as f:
+                for chunk in chunks:
+                    if chunk:
+                        f.write(chunk)
+            if sha1_hash and not check_sha1(tmp, sha1_hash):
+                raise UserWarning(f"File {fname} is downloaded but the content hash does not "
+                                  "match.")
+            os.replace(tmp, fname)   # atomic: concurrent downloads leave one complete file
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)

@@ -9,12 +9,14 @@ from __future__ import annotations
 import numpy as _onp
 
 from ..ndarray import ndarray
-from . import linalg, random  # noqa: F401
+from . import fallback, fallback_linalg, linalg, random  # noqa: F401
 from ._base import as_nd
 from ._array_api import *  # noqa: F401,F403
 from ._array_api import __all__ as _a_all
 from ._creation import *  # noqa: F401,F403
 from ._creation import __all__ as _c_all
+from ._editing import *  # noqa: F401,F403
+from ._editing import __all__ as _e_all
 from ._index import _getitem, _inplace, _setitem  # noqa: F401
 from ._math import *  # noqa: F401,F403
 from ._math import __all__ as _m_all
@@ -77,7 +79,7 @@ get_printoptions = _onp.get_printoptions
 __all__ = (["ndarray", "linalg", "random", "pi", "e", "inf", "nan", "newaxis", "dtype",
             "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
             "bool_", "bool", "finfo", "iinfo", "issubdtype", "result_type"]
-           + list(_a_all) + list(_c_all) + list(_m_all) + list(_p_all) + list(_r_all) + list(_s_all))
+           + list(_a_all) + list(_c_all) + list(_e_all) + list(_m_all) + list(_p_all) + list(_r_all) + list(_s_all))
 
 
 def shares_memory(a, b, max_work=None):
@@ -104,5 +106,13 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return ndarray(_onp.isclose(as_nd(a)._data, as_nd(b)._data, rtol=rtol, atol=atol,
                                 equal_nan=equal_nan))
 
+
+# MXNet's fallback set: names this front end does not define itself are NumPy's own
+for _n in fallback.__all__:
+    if not _n.startswith("_") and _n not in globals():
+        globals()[_n] = getattr(fallback, _n)
+for _n in fallback_linalg.__all__:
+    if not hasattr(linalg, _n):
+        setattr(linalg, _n, getattr(fallback_linalg, _n))
 
 _bind_methods(globals())     # ndarray's operators call the functions defined above

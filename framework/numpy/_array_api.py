@@ -53,7 +53,8 @@ def indices(dimensions, dtype=None, device=None, ctx=None):
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
-               keepdims=False):
+               keepdims=False, method=None):
+    interpolation = method or interpolation     # NumPy >= 1.22 spells it `method`
     attrs = {"axis": axis_tuple(axis), "interpolation": interpolation, "keepdims": keepdims}
     if isinstance(q, (int, float, _onp.number)):
         return invoke("_npi_percentile", [as_nd(a)], {**attrs, "q_scalar": float(q)})
@@ -61,7 +62,8 @@ def percentile(a, q, axis=None, out=None, overwrite_input=None, interpolation="l
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
-             keepdims=False):
+             keepdims=False, method=None):
+    interpolation = method or interpolation
     q100 = q * 100 if isinstance(q, (int, float, _onp.number)) else as_nd(q) * 100
     return percentile(a, q100, axis, out, overwrite_input, interpolation, keepdims)
 
@@ -132,8 +134,8 @@ def unravel_index(indices, shape, order="C"):
 
 
 def _window(op: str, M: int, dtype, device) -> ndarray:
-    return invoke(op, [], {"M": int(M), "ctx": _ctx(device), "dtype": dtype_of(dtype) or
-                           _onp.dtype(_onp.float32)})
+    return invoke(op, [], {"M": int(M), "ctx": _ctx(device),
+                           "dtype": dtype_of(dtype) or default_float()})
 
 
 def hanning(M, dtype=None, device=None):

@@ -39,7 +39,10 @@ def array(object, dtype=None, device=None, ctx=None, copy=True):
             dt = _onp.dtype(object.dtype) if hasattr(object, "dtype") else default_float()
         if isinstance(object, (list, tuple)):
             object = [x.asnumpy() if isinstance(x, ndarray) else x for x in object]
-        return ndarray(_onp.array(object, dtype=dt))
+        try:
+            return ndarray(_onp.array(object, dtype=dt))
+        except OverflowError:   # NumPy 2 refuses out-of-range Python ints; MXNet wraps them
+            return ndarray(_onp.array(object).astype(dt))
     if dt is None:
         dt = src.dtype
     return ndarray(_onp.array(src, dtype=dt, copy=True))
@@ -59,6 +62,13 @@ def ascontiguousarray(a, dtype=None):
     return array(a, dtype=dtype)
 
 
+def _c_order(order, fn: str) -> None:
+    """MXNet stores every array C-contiguous: other layouts are refused, not silently ignored."""
+    if order != "C":
+        raise NotImplementedError(f"`{fn}` only supports order equal to `C`, while received "
+                                  f"{order}")
+
+
 def _init(op, shape, dtype, device, **extra):
     dt = dtype_of(dtype) or default_float()
     attrs = {"shape": shape_tuple(shape), "ctx": _ctx(device), "dtype": dt, **extra}
@@ -66,18 +76,22 @@ def _init(op, shape, dtype, device, **extra):
 
 
 def zeros(shape, dtype=None, order="C", device=None, ctx=None):
+    _c_order(order, "zeros")
     return _init("_npi_zeros", shape, dtype, device or ctx)
 
 
 def ones(shape, dtype=None, order="C", device=None, ctx=None):
+    _c_order(order, "ones")
     return _init("_npi_ones", shape, dtype, device or ctx)
 
 
 def empty(shape, dtype=None, order="C", device=None, ctx=None):
+    _c_order(order, "empty")
     return _init("_npi_zeros", shape, dtype, device or ctx)
 
 
 def full(shape, fill_value, dtype=None, order="C", device=None, ctx=None, out=None):
+    _c_order(order, "full")
     if isinstance(fill_value, ndarray):      # an array (0-d too): broadcast, so that it traces
         r = broadcast_to(fill_value.astype(dtype) if dtype else fill_value, shape_tuple(shape))
         return r.copy()
@@ -96,18 +110,22 @@ def full(shape, fill_value, dtype=None, order="C", device=None, ctx=None, out=No
 
 
 def zeros_like(a, dtype=None, order="C", device=None, ctx=None, out=None):
+    _c_order(order, "zeros_like")
     return full_like(a, 0, dtype=dtype, device=device)
 
 
 def ones_like(a, dtype=None, order="C", device=None, ctx=None, out=None):
+    _c_order(order, "ones_like")
     return full_like(a, 1, dtype=dtype, device=device)
 
 
 def empty_like(prototype, dtype=None, order="C", subok=False, shape=None):
+    _c_order(order, "empty_like")
     return full_like(prototype, 0, dtype=dtype)
 
 
 def full_like(a, fill_value, dtype=None, order="C", device=None, ctx=None, out=None):
+    _c_order(order, "full_like")
     a = as_nd(a)
     res = invoke("_npi_full_like", [a], {"fill_value": float(fill_value), "ctx": _ctx(device),
                                          "dtype": dtype_of(dtype)})
@@ -118,8 +136,12 @@ def full_like(a, fill_value, dtype=None, order="C", device=None, ctx=None, out=N
 
 
 def arange(start, stop=None, step=1, dtype=None, device=None, ctx=None):
-    """Evenly spaced values (float32 unless `dtype` says otherwise, as in MXNet)."""
+    """Evenly spaced values: float32 unless `dtype` says otherwise, as in MXNet; under
+    `npx.set_np(dtype=True)` int64 for integer bounds and step, else float64."""
     step = 1 if step is None else step
+    if dtype is None and is_np_default_dtype():
+        ints = all(is_int_scalar(v) for v in (start, stop, step) if v is not None)
+        dtype = _onp.int64 if ints else _onp.float64
     if step == 0:
         raise ZeroDivisionError("step cannot be 0")
     return invoke("_npi_arange", [], {"start": float(start),
@@ -154,4 +176,5 @@ def identity(n, dtype=None, device=None, ctx=None):
 
 
 def copy(a, order="C"):
+    _c_order(order, "copy")
     return invoke("_npi_copy", [as_nd(a)])

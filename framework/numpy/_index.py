@@ -1,7 +1,8 @@
 """Indexing of framework arrays: `x[key]`, `x[key] = v`, and the in-place operators (`x += y`).
 
-Imperatively, basic indexing returns NumPy views (MXNet shares memory for contiguous slices too)
-and advanced indexing copies. While tracing, keys are recorded as MXNet 2.x records them in
+Imperatively, basic indexing returns a NumPy view when the selected elements are one contiguous
+run of the flat buffer and a copy otherwise, as MXNet does (it can only alias a flat range:
+`x[:, :, 1] = …` through such a result never reaches `x`); advanced indexing copies. While tracing, keys are recorded as MXNet 2.x records them in
 deferred-compute mode: an integer → `slice` (begin k, end k+1) + `_npx_reshape (-3, -4)`; a step-1
 slice → `slice` on axis 0; a stepped slice → `slice` with step; a tuple of ints/slices → one
 `slice` with begin/end/step lists + `_npx_reshape` (-2 keep, -3 drop, -4 rest). `None` and
@@ -44,8 +45,39 @@ def _getitem(x, key):
             arr = _onp.asarray(k)
             k = arr if arr.dtype == _onp.bool_ else arr.astype(_onp.int64) if arr.size else arr
         r = x._data[k]
-        return ndarray(r if isinstance(r, _onp.ndarray) else _onp.asarray(r))
+        if not isinstance(r, _onp.ndarray):
+            return ndarray(_onp.asarray(r))
+        if _is_basic(k) and not _flat_range(k, x.shape):
+            r = r.copy()
+        return ndarray(r)
     return _traced_getitem(x, key)
+
+
+def _flat_range(key, shape: tuple) -> bool:
+    """MXNet's rule for a basic key: the result is a view only when, read from the last axis
+    back, once one axis takes a proper subset every axis before it takes at most one element
+    (and no axis takes several elements with a step other than 1)."""
+    ks = key if isinstance(key, tuple) else (key,)
+    if any(k is Ellipsis for k in ks):
+        ks = tuple(_expand_ellipsis(ks, len(shape)))
+    real = [k for k in ks if k is not None]
+    real += [slice(None)] * (len(shape) - len(real))
+    lens = []
+    for k, n in zip(real, shape):
+        if isinstance(k, slice):
+            lens.append((len(range(*k.indices(n))), k.indices(n)[2]))
+        else:
+            lens.append((1, 1))
+    if any(m == 0 for m, _ in lens) or int(_onp.prod([m for m, _ in lens])) == 1:
+        return True
+    subset = False
+    for (m, step), n in zip(reversed(lens), reversed(shape)):
+        if m > 1 and step != 1:
+            return False
+        if subset and m > 1:
+            return False
+        subset = subset or m < n
+    return True
 
 
 def _traced_getitem(x, key):

@@ -44,7 +44,7 @@ _UNARY = {
     "ceil": "_npi_ceil", "trunc": "_npi_trunc", "fix": "_npi_fix", "rint": "_npi_rint",
     "logical_not": "_npi_logical_not", "invert": "_npi_bitwise_not",
     "bitwise_not": "_npi_bitwise_not", "isnan": "_npi_isnan", "isinf": "_npi_isinf",
-    "isfinite": "_npi_isfinite", "isposinf": "_npi_isposinf", "isneginf": "_npi_isneginf",
+    "isfinite": "_npi_isfinite", "fabs": "_npi_absolute", "isposinf": "_npi_isposinf", "isneginf": "_npi_isneginf",
 }
 
 for _n, _op in _UNARY.items():
@@ -122,6 +122,7 @@ maximum = _binary("maximum", "broadcast_maximum", "_maximum_scalar", commutative
 minimum = _binary("minimum", "broadcast_minimum", "_minimum_scalar", commutative=True)
 fmax = _binary("fmax", "_npi_fmax", "_npi_fmax_scalar", commutative=True)
 fmin = _binary("fmin", "_npi_fmin", "_npi_fmin_scalar", commutative=True)
+logaddexp = _binary("logaddexp", "_npi_logaddexp", "_npi_logaddexp_scalar", commutative=True)
 hypot = _binary("hypot", "_npi_hypot", "_hypot_scalar", commutative=True)
 arctan2 = _binary("arctan2", "_npi_arctan2", "_npi_arctan2_scalar", "_npi_rarctan2_scalar")
 copysign = _binary("copysign", "_npi_copysign", "_npi_copysign_scalar", "_npi_rcopysign_scalar")
@@ -170,7 +171,7 @@ less_equal = _cmp("less_equal", "less_equal", "greater_equal")
 
 __all__ += ["positive", "around", "round", "round_", "add", "subtract", "multiply",
             "true_divide", "divide", "floor_divide", "power", "mod", "remainder", "fmod",
-            "maximum", "minimum", "fmax", "fmin", "hypot", "arctan2", "copysign", "ldexp", "lcm",
+            "maximum", "minimum", "logaddexp", "fmax", "fmin", "hypot", "arctan2", "copysign", "ldexp", "lcm",
             "gcd", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
             "logical_and", "logical_or", "logical_xor", "equal", "not_equal", "greater",
             "greater_equal", "less", "less_equal", "clip", "where", "nan_to_num"]

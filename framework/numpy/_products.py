@@ -8,7 +8,8 @@ from ._base import as_nd, invoke, is_scalar
 from ._math import multiply
 from ._shape import ravel
 
-__all__ = ["dot", "matmul", "tensordot", "einsum", "inner", "outer", "vdot", "kron"]
+__all__ = ["dot", "matmul", "tensordot", "einsum", "inner", "outer", "vdot", "kron", "cross",
+           "polyval"]
 
 
 def dot(a, b, out=None):
@@ -66,3 +67,18 @@ def vdot(a, b):
 
 def kron(a, b):
     return ndarray(_onp.kron(as_nd(a)._data, as_nd(b)._data))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    return invoke("_npi_cross", [as_nd(a), as_nd(b)], {"axisa": int(axisa), "axisb": int(axisb),
+                                                       "axisc": int(axisc)})
+
+
+def polyval(p, x):
+    """p(x) for coefficients p (highest power first); NumPy's own for non-array arguments,
+    as MXNet does."""
+    if not isinstance(p, ndarray) and not isinstance(x, ndarray):
+        return _onp.polyval(p, x)
+    return invoke("_npi_polyval", [as_nd(p), as_nd(x)])

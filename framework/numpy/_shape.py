@@ -41,6 +41,8 @@ def reshape(a, *newshape, order="C", **kw):
 
 
 def ravel(x, order="C"):
+    if order != "C":
+        raise NotImplementedError(f"order {order} is not supported")
     x = as_nd(x)
     return owned(invoke("_npx_reshape", [x], {"newshape": (-1,), "reverse": False, "order": "C"}),
                  x)
@@ -211,12 +213,19 @@ def hsplit(ary, indices_or_sections):
     return split(ary, indices_or_sections, axis=1 if as_nd(ary).ndim > 1 else 0)
 
 
+def _need_ndim(ary, n: int, fn: str):
+    ary = as_nd(ary)
+    if ary.ndim < n:
+        raise ValueError(f"{fn} only works on arrays of {n} or more dimensions")
+    return ary
+
+
 def vsplit(ary, indices_or_sections):
-    return split(ary, indices_or_sections, axis=0)
+    return split(_need_ndim(ary, 2, "vsplit"), indices_or_sections, axis=0)
 
 
 def dsplit(ary, indices_or_sections):
-    return split(ary, indices_or_sections, axis=2)
+    return split(_need_ndim(ary, 3, "dsplit"), indices_or_sections, axis=2)
 
 
 def flip(m, axis=None, out=None):
@@ -312,6 +321,8 @@ def topk(a, k=1, axis=-1, ret_typ="indices", is_ascend=False, dtype="float32"):
 
 def nonzero(a):
     a = as_nd(a)
+    if a.ndim == 0:     # MXNet (NumPy 1.x) reads a 0-d array as 1-d; NumPy 2 refuses it
+        a = reshape(a, (1,))
     idx = invoke("_npi_nonzero", [a])
     return tuple(ndarray(_onp.ascontiguousarray(idx._data[:, i])) for i in range(idx.shape[1]))
 

@@ -9,7 +9,7 @@ from ._base import as_nd, axis_tuple, invoke
 from ._math import absolute
 from ._reduce import max as _max, min as _min, sum as _sum
 
-__all__ = ["norm", "inv", "det", "slogdet", "solve", "cholesky", "svd", "eigh", "eigvalsh",
+__all__ = ["qr", "tensorinv", "tensorsolve", "norm", "inv", "det", "slogdet", "solve", "cholesky", "svd", "eigh", "eigvalsh",
            "pinv", "matrix_rank", "svdvals", "matrix_transpose", "eig", "eigvals", "lstsq"]
 
 
@@ -18,6 +18,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
     0 matrix 2-norm, 1 Frobenius, 2 nuclear."""
     x = as_nd(x)
     ax = axis_tuple(axis)
+    if ax is None and ord is not None and x.ndim == 2:   # a matrix: NumPy's matrix norms
+        ax = (0, 1)
     if ax is None and ord is None:
         return invoke("_npi_norm", [x], {"ord": 2, "axis": None, "keepdims": keepdims, "flag": -2})
     if ax is not None and len(ax) == 2:
@@ -48,6 +50,21 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if ord in ("fro", "f"):
         return invoke("_npi_norm", [x], {"ord": 2, "axis": ax, "keepdims": keepdims, "flag": 1})
     return invoke("_npi_norm", [x], {"ord": ord, "axis": ax, "keepdims": keepdims, "flag": -1})
+
+
+def qr(a, mode="reduced"):
+    if mode != "reduced":
+        raise NotImplementedError("Only default mode='reduced' is implemented.")
+    return tuple(invoke("_npi_qr", [as_nd(a)]))
+
+
+def tensorinv(a, ind=2):
+    return invoke("_npi_tensorinv", [as_nd(a)], {"ind": int(ind)})
+
+
+def tensorsolve(a, b, axes=None):
+    return invoke("_npi_tensorsolve", [as_nd(a), as_nd(b)],
+                  {"a_axes": () if axes is None else tuple(int(k) for k in axes)})
 
 
 def inv(a):

@@ -2,7 +2,8 @@
 
 The common distributions and `randint` are sampling operators of the registry, so a hybridized
 block draws afresh on every call; the rest are plain NumPy draws wrapped as framework arrays.
-Samples are float32 unless a dtype is given, like MXNet.
+Samples are float32 (float64 under `npx.set_np(dtype=True)`) unless a dtype is given, like
+MXNet.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ..ndarray import ndarray
 from ..dispatch import invoke
 from ._math import exp as _exp
 from ..symbol.graph import Symbol
-from ._base import dtype_of
+from ._base import default_float, dtype_of
 
 __all__ = ["seed", "uniform", "normal", "randn", "rand", "randint", "shuffle", "choice",
            "gamma", "beta", "exponential", "laplace", "multinomial", "permutation",
@@ -34,8 +35,8 @@ def _val(v):
     return v._data if isinstance(v, ndarray) else v
 
 
-def _wrap(x, dtype, default=_onp.float32):
-    dt = dtype_of(dtype) or _onp.dtype(default)
+def _wrap(x, dtype, default=None):
+    dt = dtype_of(dtype) or (_onp.dtype(default) if default is not None else default_float())
     return ndarray(_onp.asarray(x, dtype=dt))
 
 
@@ -47,7 +48,7 @@ def _size(size):
 
 def _draw(dist: str, params: dict, size, dtype, out=None):
     """One sampling operator call: number parameters are attributes, arrays are inputs."""
-    attrs = {"size": _size(size), "dtype": dtype_of(dtype) or _onp.dtype(_onp.float32)}
+    attrs = {"size": _size(size), "dtype": dtype_of(dtype) or default_float()}
     inputs = []
     for name, v in params.items():
         if isinstance(v, (ndarray, Symbol, _onp.ndarray, list, tuple)):
@@ -169,4 +170,12 @@ def bernoulli(prob=None, logit=None, size=None, dtype=None, device=None, out=Non
 
 
 def multinomial(n, pvals, size=None):
-    return ndarray(_onp.asarray(_gen().multinomial(n, _val(pvals), _size(size)), dtype=_onp.int64))
+    p = _onp.array(_val(pvals), dtype=_onp.float64)
+    if p.size == 0:         # MXNet: no categories, no counts (NumPy's Generator refuses)
+        sz = _size(size)
+        sz = () if sz is None else (sz,) if isinstance(sz, int) else tuple(sz)
+        return ndarray(_onp.zeros(sz + (0,), dtype=_onp.int64))
+    head = p[:-1].sum() if p.size else 0.0
+    if 1.0 < head <= 1.0 + 1e-6:      # float32 probabilities summing to 1 up to rounding
+        p[:-1] /= head
+    return ndarray(_onp.asarray(_gen().multinomial(n, p, _size(size)), dtype=_onp.int64))

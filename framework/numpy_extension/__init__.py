@@ -20,6 +20,7 @@ from .._np_state import (is_np_array, is_np_default_dtype, is_np_shape, reset_np
                      set_np, set_np_default_dtype, set_np_shape, use_np, use_np_array,
                      use_np_default_dtype, use_np_shape)
 from . import image, random  # noqa: F401
+from .dlpack import from_dlpack, to_dlpack_for_read, to_dlpack_for_write  # noqa: F401
 from .utils import from_numpy, gpu_memory_info, load, save, savez, waitall  # noqa: F401
 
 _INPUT_TYPES = (ndarray, _onp.ndarray, Symbol)
@@ -28,7 +29,8 @@ __all__ = list(_op_all) + [
     "Device", "cpu", "cpu_pinned", "gpu", "num_gpus", "current_device", "set_np", "reset_np",
     "is_np_array", "is_np_shape", "is_np_default_dtype", "set_np_default_dtype", "use_np",
     "use_np_array", "use_np_shape", "use_np_default_dtype", "save", "savez", "load",
-    "waitall", "from_numpy", "gpu_memory_info"]
+    "waitall", "from_numpy", "gpu_memory_info", "from_dlpack", "to_dlpack_for_read",
+    "to_dlpack_for_write"]
 
 
 def __getattr__(name: str):

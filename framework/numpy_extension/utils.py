@@ -28,7 +28,9 @@ def save(file, arr) -> None:
 def _save_npy(path: str, data: _onp.ndarray) -> None:
     import io
     buf = io.BytesIO()
-    _onp.lib.format.write_array(buf, _onp.ascontiguousarray(data), allow_pickle=False)
+    # not ascontiguousarray: it turns a 0-d array into shape (1,)
+    data = data if data.flags.c_contiguous else data.copy(order="C")
+    _onp.lib.format.write_array(buf, data, allow_pickle=False)
     write_atomic(path, buf.getvalue())
 
 

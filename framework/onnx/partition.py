@@ -50,17 +50,23 @@ def partition_onnxruntime(sym: Symbol, args: Mapping | None = None, aux: Mapping
                           data_shapes: Mapping[str, tuple] | None = None,
                           data_dtypes: Mapping[str, object] | None = None,
                           providers=None, intra_op_threads: int = 0, spinning: bool = True,
-                          min_nodes: int = 1, **_) -> tuple[Symbol, dict, dict]:
+                          min_nodes: int = 1, shape_cache: int = 0, verify_bound: float = 0.0,
+                          **_) -> tuple[Symbol, dict, dict]:
     """The `onnxruntime` (alias `ORT`) optimize_for backend: maximal ONNX-expressible regions
     become subgraph nodes run by warm ONNX Runtime sessions; returns `(graph with subgraph
     nodes, args, aux)`, parameters unchanged (names kept). Options: `providers`,
-    `intra_op_threads`, `spinning`, `min_nodes`. Needs the `onnxruntime` package."""
+    `intra_op_threads` (0: the framework's setting, else OMP_NUM_THREADS, else all cores),
+    `spinning`, `min_nodes`, `shape_cache` (shape specializations kept per region; 0:
+    HYBRIDSERVE_ORT_SHAPE_CACHE, else 4), `verify_bound` (> 0: a session built for new shapes
+    must reproduce the NumPy kernels within max|Δ| ≤ bound·max(1, max|ref|) on the inputs that
+    asked for it, else those shapes run on NumPy). Needs the `onnxruntime` package."""
     require("onnxruntime", FEATURE)
     sym = expand(sym)                 # optimising again starts from the original nodes
     args, aux = dict(args or {}), dict(aux or {})
     params = {k: np.asarray(v) for k, v in {**args, **aux}.items()}
     config = SessionConfig(tuple(providers) if providers else None, int(intra_op_threads),
-                           bool(spinning))
+                           bool(spinning), shape_cache=int(shape_cache),
+                           verify_bound=float(verify_bound))
     info = _entry_info(sym, params, data_shapes or {}, data_dtypes or {})
     excluded: set[int] = set()
     while True:

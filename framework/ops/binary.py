@@ -2,7 +2,7 @@
 
 Tensor-tensor: inputs `lhs`, `rhs`, NumPy broadcasting (the 1.x `elemwise_*` ops are the same
 computation on equal shapes). Dtypes follow MXNet 2.x: a float operand wins over an int one,
-`true_divide` of integers gives float32. Comparisons / logical ops give bool for `_npi_*` and
+`true_divide` of integers gives float32 (float64 under `npx.set_np(dtype=True)`, as MXNet). Comparisons / logical ops give bool for `_npi_*` and
 1/0 in the input dtype for the 1.x names.
 
 Tensor-scalar: attrs `scalar` (double) and `is_int` (2.x; absent in 1.x files, default True).
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._np_state import is_np_default_dtype
 from ._common import (BOOL, F32, F64, I64, ScalarAttr, bshape, is_float, result_dtype,
                       same_shape)
 from .attrs import Bool, Int
@@ -30,9 +31,14 @@ def _arith_type(a, d):
     return [result_dtype(d[0], d[1])]
 
 
+def _int_div() -> np.dtype:
+    """The dtype of an integer division: MXNet's default float."""
+    return F64 if is_np_default_dtype() else F32
+
+
 def _div_type(a, d):
     dt = result_dtype(d[0], d[1])
-    return [dt if is_float(dt) else F32]
+    return [dt if is_float(dt) else _int_div()]
 
 
 def _bool_type(a, d):
@@ -81,7 +87,7 @@ def _arith_kernel(fn, div=False, cast_int_float=False):
     def kernel(a, x, y, out=None):
         dt = x.dtype if x.dtype == y.dtype else result_dtype(x.dtype, y.dtype)
         if (div or cast_int_float) and not is_float(dt):
-            dt = F32
+            dt = _int_div() if div else F32
         if x.dtype != dt:
             x = x.astype(dt)
         if y.dtype != dt:
@@ -204,7 +210,7 @@ def _scalar_dtype(a, dt, div=False):
     """MXNet 2.x: int array ∘ float scalar → float64, bool ∘ int → int64, true_divide → float32."""
     if not is_float(dt):
         if div:
-            return F32
+            return _int_div()
         if not a.is_int:
             return F64
         if dt == BOOL:
@@ -269,6 +275,7 @@ _SCALAR = [
     ("_hypot_scalar", ("_npi_hypot_scalar", "_HypotScalar"), np.hypot, False, True),
     ("_npi_arctan2_scalar", (), np.arctan2, False, True),
     ("_npi_rarctan2_scalar", (), np.arctan2, True, True),
+    ("_npi_logaddexp_scalar", (), np.logaddexp, False, True),
     ("_npi_copysign_scalar", (), np.copysign, False, True),
     ("_npi_rcopysign_scalar", (), np.copysign, True, True),
     ("_npi_ldexp_scalar", (), _ldexp, False, True),

@@ -250,7 +250,49 @@ def slogdet(a, x):
 
 @register("_npi_solve", inputs=("a", "b"), infer_shape=lambda a, s: [tuple(s[1])])
 def solve(a, x, y):
-    return np.linalg.solve(_f(x), _f(y))
+    """`b` of one dimension less than `a` is a stack of vectors (MXNet and NumPy 1.x; NumPy 2
+    reads only a 1-d `b` so)."""
+    x, y = _f(x), _f(y)
+    if y.ndim == x.ndim - 1 and y.ndim > 1:
+        return np.linalg.solve(x, y[..., None])[..., 0]
+    return np.linalg.solve(x, y)
+
+
+@register("_npi_qr", num_outputs=2,
+          infer_shape=lambda a, s: [tuple(s[0][:-1]) + (min(s[0][-2:]),),
+                                    tuple(s[0][:-2]) + (min(s[0][-2:]), s[0][-1])])
+def qr(a, x):
+    """Reduced QR of each matrix of the stack."""
+    q, r = np.linalg.qr(_f(x), mode="reduced")
+    return q, r
+
+
+def _tensorinv_shape(a, s):
+    x = tuple(s[0])
+    return [x[a.ind:] + x[:a.ind]]
+
+
+@register("_npi_tensorinv", attrs={"ind": Int(2)}, infer_shape=_tensorinv_shape)
+def tensorinv(a, x):
+    """The inverse of x read as a matrix of its first `ind` axes by the rest."""
+    if a.ind <= 0:
+        raise ShapeError(f"tensorinv: ind must be a positive integer, got {a.ind}")
+    return np.linalg.tensorinv(_f(x), a.ind)
+
+
+def _tensorsolve_shape(a, s):
+    order = list(range(len(s[0])))
+    for k in a.a_axes:
+        order.remove(k % len(s[0]))
+        order.append(k % len(s[0]))
+    return [tuple(s[0][i] for i in order)[len(s[1]):]]
+
+
+@register("_npi_tensorsolve", inputs=("a", "b"), attrs={"a_axes": Shape(())},
+          infer_shape=_tensorsolve_shape)
+def tensorsolve(a, x, y):
+    """x such that tensordot(a, x, x.ndim) == b; `a_axes` are moved to the end of `a` first."""
+    return np.linalg.tensorsolve(_f(x), _f(y), a.a_axes or None)
 
 
 @register("_npi_cholesky", "_linalg_potrf", "linalg_potrf", attrs={"lower": Bool(True)},

@@ -1,13 +1,14 @@
 """More of MXNet 2's `np`/`npx` functions with kernels of their own: the window functions
-(hanning, hamming, blackman), bincount, interp, fill_diagonal, diag_indices_from and
-npx.constraint_check. Dtypes follow MXNet 2.0 (checked against 2.0.0b1)."""
+(hanning, hamming, blackman), bincount, interp, fill_diagonal, diag_indices_from,
+npx.constraint_check, and the array editors diagonal, diagflat, insert, delete, diff, ediff1d,
+resize, cross and polyval. Dtypes follow MXNet 2.0 (checked against 2.0.0b1)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..base import OperatorError
 from ._common import F32, I64
-from .attrs import Bool, DType, Float, FloatTuple, Int, Str
+from .attrs import Bool, DType, Float, FloatTuple, Int, Shape, Str
 from .registry import register
 
 
@@ -100,3 +101,144 @@ def constraint_check(a, x):
     if not np.all(x):
         raise OperatorError(a.msg)
     return np.asarray(True)
+
+
+# -- array editors -----------------------------------------------------------------------------
+def _diagonal_shape(a, s):
+    x = tuple(s[0])
+    ax1, ax2 = a.axis1 % len(x), a.axis2 % len(x)
+    if ax1 == ax2:
+        raise OperatorError("diagonal: axis1 and axis2 cannot be the same")
+    n, m = x[ax1], x[ax2]
+    k = max(0, min(n, m - a.offset) if a.offset >= 0 else min(n + a.offset, m))
+    return [tuple(d for i, d in enumerate(x) if i not in (ax1, ax2)) + (k,)]
+
+
+@register("_npi_diagonal", attrs={"offset": Int(0), "axis1": Int(0), "axis2": Int(1)},
+          infer_shape=_diagonal_shape)
+def diagonal(a, x):
+    """The `offset` diagonal of the (axis1, axis2) planes, as a new array (NumPy's is a view)."""
+    if x.ndim < 2:
+        raise OperatorError(f"diagonal: needs at least 2 dimensions, got shape {x.shape}")
+    return np.diagonal(x, a.offset, a.axis1, a.axis2).copy()
+
+
+def _diagflat_shape(a, s):
+    n = int(np.prod(s[0])) + abs(a.k)
+    return [(n, n)]
+
+
+@register("_npi_diagflat", attrs={"k": Int(0)}, infer_shape=_diagflat_shape)
+def diagflat(a, x):
+    """A 2-D array with the flattened input on its k-th diagonal."""
+    return np.diagflat(x, a.k)
+
+
+_EDIT_ATTRS = {"start": Int(None, optional=True), "stop": Int(None, optional=True),
+               "step": Int(None, optional=True), "int_ind": Int(None, optional=True),
+               "axis": Int(None, optional=True)}
+
+
+def _where(a, obj=None):
+    if obj is not None:
+        return obj.astype(np.int64)
+    if a.int_ind is not None:
+        return a.int_ind
+    return slice(a.start, a.stop, a.step)
+
+
+def _insert(a, x, values, obj=None):
+    v = values if a.val is None else np.asarray(a.val)
+    return np.insert(x, _where(a, obj), v.astype(x.dtype), axis=a.axis)
+
+
+_INSERT_ATTRS = {**_EDIT_ATTRS, "val": Float(None, optional=True)}
+
+
+@register("_npi_insert_scalar", attrs=dict(_INSERT_ATTRS),
+          inputs=lambda a: ("arr",) if a.val is not None else ("arr", "values"))
+def insert_scalar(a, x, values=None):
+    """`values` inserted before the integer index `int_ind` along `axis` (flat when None)."""
+    return _insert(a, x, values)
+
+
+@register("_npi_insert_slice", attrs=dict(_INSERT_ATTRS),
+          inputs=lambda a: ("arr",) if a.val is not None else ("arr", "values"))
+def insert_slice(a, x, values=None):
+    """`values` inserted before the indices of slice(start, stop, step) along `axis`."""
+    return _insert(a, x, values)
+
+
+@register("_npi_insert_tensor", attrs=dict(_INSERT_ATTRS),
+          inputs=lambda a: ("arr", "obj") if a.val is not None else ("arr", "values", "obj"))
+def insert_tensor(a, x, *rest):
+    """`values` inserted before the indices held in the `obj` array along `axis`."""
+    values, obj = (None, rest[0]) if a.val is not None else rest
+    return _insert(a, x, values, obj)
+
+
+@register("_npi_delete", attrs=dict(_EDIT_ATTRS),
+          inputs=lambda a: ("arr",) if a.int_ind is not None or a.start is not None
+          or a.stop is not None or a.step is not None else ("arr", "obj"))
+def delete(a, x, obj=None):
+    """x without the sub-arrays at the given indices along `axis` (flattened when None)."""
+    return np.delete(x, _where(a, obj), axis=a.axis)
+
+
+def _diff_shape(a, s):
+    x = list(s[0])
+    ax = a.axis % len(x)
+    x[ax] = max(0, x[ax] - a.n)
+    return [tuple(x)]
+
+
+@register("_npi_diff", attrs={"n": Int(1), "axis": Int(-1)}, infer_shape=_diff_shape)
+def diff(a, x):
+    """The n-th discrete difference along `axis`."""
+    if a.n < 0:
+        raise OperatorError(f"diff: order must be non-negative but got {a.n}")
+    return np.diff(x, a.n, a.axis)
+
+
+def _ediff1d_inputs(a):
+    return ("input1",) + (("input2",) if a.to_begin_arr_given else ()) + \
+        (("input3",) if a.to_end_arr_given else ())
+
+
+@register("_npi_ediff1d", attrs={"to_begin_arr_given": Bool(False), "to_end_arr_given": Bool(False),
+                                 "to_begin_scalar": Float(None, optional=True),
+                                 "to_end_scalar": Float(None, optional=True)},
+          inputs=_ediff1d_inputs)
+def ediff1d(a, x, *ends):
+    """Differences of consecutive elements of the flattened input, with optional ends."""
+    ends = list(ends)
+    begin = ends.pop(0) if a.to_begin_arr_given else a.to_begin_scalar
+    end = ends.pop(0) if a.to_end_arr_given else a.to_end_scalar
+    d = np.diff(x.ravel())
+    parts = [np.asarray(p, x.dtype).ravel() for p in (begin,) if p is not None]
+    parts += [d] + [np.asarray(p, x.dtype).ravel() for p in (end,) if p is not None]
+    return np.concatenate(parts).astype(x.dtype)
+
+
+@register("_npi_resize_fallback", attrs={"new_shape": Shape()},
+          infer_shape=lambda a, s: [tuple(a.new_shape)])
+def resize(a, x):
+    """x's flattened elements repeated or cut to fill `new_shape` (NumPy's np.resize)."""
+    if any(d < 0 for d in a.new_shape):
+        raise OperatorError("resize: all elements of `new_shape` must be non-negative")
+    return np.resize(x, a.new_shape)
+
+
+@register("_npi_cross", inputs=("a", "b"),
+          attrs={"axisa": Int(-1), "axisb": Int(-1), "axisc": Int(-1)})
+def cross(a, x, y):
+    """Cross product of 2- or 3-vectors along axisa / axisb, written along axisc."""
+    return np.asarray(np.cross(x, y, a.axisa, a.axisb, a.axisc))
+
+
+@register("_npi_polyval", inputs=("p", "x"), infer_shape=lambda a, s: [tuple(s[1])])
+def polyval(a, p, x):
+    """The polynomial with coefficients p (highest power first) at x (Horner's scheme)."""
+    if p.ndim != 1:
+        raise OperatorError(f"polyval: p must be 1-D, got shape {p.shape}")
+    return np.asarray(np.polyval(p, x)).astype(np.result_type(p.dtype, x.dtype))

@@ -95,7 +95,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # FastAPI's native OpenTelemetry wraps every request; we export Prometheus ourselves
         extra["telemetry"] = {"tracing": False, "metrics": False, "logs": False,
                               "operation_spans": False}
+    # no path answers with a redirect (a trailing slash is not the protocol's path)
     app = HybridServeApp(title="hybridserve", version=__version__, lifespan=lifespan,
+                  redirect_slashes=False,
                   description="MXNet models on NumPy, served over the Open Inference Protocol "
                               "v2 (KServe/Triton) with Triton's binary tensor and repository "
                               "extensions.", **extra)

@@ -4,7 +4,7 @@
   what FastAPI would call 422), 401 (bearer token, when configured), 404, 413 (body limits),
   503 (queue full / model loading, with Retry-After; a version outside the version policy,
   without), plus 504 on inference and inspection, 403/409 on store writes and 507 (memory
-  budget) on loads and uploads;
+  budget, full disk) on loads and uploads; 405 for DELETE /v2/models/stats;
 - the other media types some operations answer with: binary inference responses
   (application/octet-stream), `?format=text` summaries and Prometheus metrics (text/plain);
 - the bearer-token security scheme.
@@ -21,11 +21,13 @@ _REASONS = {400: "Client mistake (bad JSON, shape, dtype, size, model files, ...
             401: "Missing or invalid bearer token (when one is configured)",
             403: "The model store is read-only",
             404: "Unknown model, version or route",
+            405: "The path takes other methods (`Allow` says which)",
             409: "The version already exists",
             413: "Body, upload or decompressed body over its limit",
             503: "Queue full or model still loading: retry after `Retry-After` seconds",
             504: "Inference did not finish within the time limit",
-            507: "Loading would take the loaded models over the memory budget"}
+            507: "No room: loading would take the loaded models over the memory budget, or the "
+                 "model store's disk is full"}
 _TEXT = {"schema": {"type": "string"}}
 
 
@@ -37,6 +39,8 @@ def _codes(path: str, method: str) -> list[int]:
         codes += [403, 409]
     if path.endswith(("/load", "/upload")):
         codes.append(507)
+    if path == "/v2/models/{name}" and method == "delete":
+        codes.append(405)                   # DELETE /v2/models/stats: a GET-only route
     return codes
 
 

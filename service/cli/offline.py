@@ -28,7 +28,7 @@ from ..repository import mar
 from ..repository.config import parse_config
 from ..repository.store import ModelFiles, ModelStore, check_name, find_files
 from ..runtime.runner import Runner
-from ..runtime.summary import render_text
+from ..runtime.summary import parse_shapes, render_text
 from ..settings import Settings
 from .progress import Progress
 
@@ -157,7 +157,10 @@ def _dump(doc) -> None:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    s = _load(args).summary(args.batch_size)
+    r = _load(args)
+    s = r.summary(args.batch_size, parse_shapes(args.shape, [i.name for i in r.inputs], r.name))
+    for w in s["warnings"]:
+        print(f"hybridserve summary: warning: {w}", file=sys.stderr)
     if args.json:
         _dump(s)
     else:
@@ -275,6 +278,9 @@ def add_commands(sub) -> None:
     _add_model_args(p)
     p.add_argument("--batch-size", type=int, default=1,
                    help="batch size the shapes and FLOPs are computed for (default 1)")
+    p.add_argument("--shape", action="append", default=[], metavar="INPUT:D0,D1,...",
+                   help="an input's shape (e.g. data:1,3,224,224; repeatable); without it, "
+                        "an input with free dims beyond the batch stays unknown (a warning)")
     p.add_argument("--json", action="store_true", help="the table as JSON instead of text")
     p.set_defaults(func=cmd_summary)
     p = sub.add_parser("validate", help="load and warm a model as the server would (exit 1 "

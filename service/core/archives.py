@@ -9,6 +9,11 @@ imported, so of several replicas polling one store only one imports it; a replac
 (new size or mtime) is imported again as the next version. A refused archive is logged once
 and recorded with the reason; it is tried again only when the file changes. The archive
 itself stays where it was put.
+
+An archive never rewrites the configuration of a model the store already has: one whose
+declared signature (input and output names, datatypes, shapes) matches the served model's
+becomes its next version under the model's own config; one whose signature differs is
+refused (a warning, the record, and the reason on the model's rows of the repository index).
 """
 from __future__ import annotations
 
@@ -18,8 +23,9 @@ from pathlib import Path
 
 import orjson
 
-from ..errors import BadRequest, ServiceError
+from ..errors import BadRequest, Conflict, ServiceError
 from ..repository import mar
+from ..repository.config import ModelConfig
 from ..repository.manifest import write_atomic
 from ..repository.store import ModelStore, check_name
 from .server import Core
@@ -77,6 +83,55 @@ def model_name(store: ModelStore, archive: Path, limits: mar.MarLimits) -> str:
         return check_name(archive.stem)
 
 
+def _dims(shape: list[int] | tuple[int, ...] | None) -> str:
+    return "any" if shape is None else "[" + ",".join("-1" if d < 0 else str(d)
+                                                      for d in shape) + "]"
+
+
+def _same_dims(a, b) -> bool:
+    if a is None or b is None:
+        return True
+    return len(a) == len(b) and all(x < 0 or y < 0 or x == y for x, y in zip(a, b))
+
+
+def signature_change(new: ModelConfig, served: dict[str, list]) -> str | None:
+    """How an archive's declared inputs/outputs differ from the served ones (`served`:
+    "inputs"/"outputs" → objects with name, datatype, shape); None when they agree or the
+    archive declares none (its version is then validated under the model's config)."""
+    for what in ("inputs", "outputs"):
+        mine, theirs = getattr(new, what), served.get(what) or []
+        if not mine or not theirs:
+            continue
+        a = [(t.name, t.datatype, t.shape) for t in mine]
+        b = [(t.name, t.datatype, t.shape) for t in theirs]
+        if (len(a) != len(b) or any(x[:2] != y[:2] or not _same_dims(x[2], y[2])
+                                    for x, y in zip(a, b))):
+            show = lambda ts: ", ".join(f"{n} {d} {_dims(s)}" for n, d, s in ts)  # noqa: E731
+            return f"{what} {show(a)} where the served model has {show(b)}"
+    return None
+
+
+def _served_signature(core: Core, name: str) -> dict[str, list]:
+    """The newest ready version's inputs/outputs, else the model's config's."""
+    ready = core.registry.ready_versions(name)
+    if ready:
+        r = core.registry.models[name][ready[-1]].runner
+        return {"inputs": list(r.inputs), "outputs": list(r.outputs)}
+    cfg = core.store.effective_config(name)
+    return {"inputs": list(cfg.inputs), "outputs": list(cfg.outputs)} if cfg else {}
+
+
+def _vet(archive: Path, name: str, served: dict[str, list]):
+    def check(cfg: ModelConfig) -> None:
+        change = signature_change(cfg, served)
+        if change is not None:
+            raise Conflict(f"archive '{archive.name}' names model '{name}', which the store "
+                           f"already serves, with a different signature ({change}); not "
+                           "imported: give the archive another modelName (or delete the "
+                           "model first)"[:1000])
+    return check
+
+
 async def import_dropped(core: Core) -> None:
     """Import every new or changed `<store>/*.mar` (a `Core.before_poll` hook)."""
     store = core.store
@@ -84,15 +139,25 @@ async def import_dropped(core: Core) -> None:
         return
     loop = asyncio.get_running_loop()
     for archive in await loop.run_in_executor(None, claim, store):
+        name = None
         try:
             name = await loop.run_in_executor(None, model_name, store, archive,
                                               mar.MarLimits.of(core.settings))
+            existing = store.exists(name)
+            check = _vet(archive, name, _served_signature(core, name)) if existing else None
             with open(archive, "rb") as f:
-                out = await upload_archive(core, name, f, archive.name)
+                out = await upload_archive(core, name, f, archive.name, check=check)
             outcome = {"state": "imported", "model": name, "version": out["version"]}
-            log.info("imported %s as %s/%s", archive.name, name, out["version"])
+            core.registry.notes.pop(name, None)
+            (log.warning if existing else log.info)(
+                "imported %s as %s/%s%s", archive.name, name, out["version"],
+                " (a new version of a model the store had; its config kept)" if existing else "")
         except (ServiceError, OSError) as e:
             msg = e.message if isinstance(e, ServiceError) else str(e)
             outcome = {"state": "refused", "error": msg[:500]}
-            log.error("model store archive %s refused: %s", archive.name, msg)
+            if isinstance(e, Conflict) and name is not None:
+                core.registry.notes[name] = msg[:500]
+                log.warning("model store archive %s refused: %s", archive.name, msg)
+            else:
+                log.error("model store archive %s refused: %s", archive.name, msg)
         await loop.run_in_executor(None, _note, store, archive, outcome)

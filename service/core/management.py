@@ -20,7 +20,8 @@ from ..limits import check_json_depth
 from ..repository import faults, mar
 from ..repository.config import ModelConfig, parse_config
 from ..repository.manifest import LOADED, UNLOADED
-from ..repository.store import check_filename, check_name, check_version, find_files
+from ..repository.store import (check_filename, check_name, check_version, disk_full_is_507,
+                                find_files)
 from ..runtime.runner import Runner
 from .server import Core
 
@@ -79,10 +80,13 @@ async def upload(core: Core, name: str, symbol: BinaryIO, params: BinaryIO | Non
 
 
 async def upload_archive(core: Core, name: str, archive: BinaryIO, filename: str,
-                         version: str | None = None) -> dict:
+                         version: str | None = None,
+                         check: Callable[[ModelConfig], None] | None = None) -> dict:
     """An MXNet Model Server `.mar` → a new version: its model files, labels and the config
     made from its signature and handler (repository/mar.py); its handler code is never run.
-    The version is `version`, else the manifest's when it is an integer, else the next."""
+    The version is `version`, else the manifest's when it is an integer, else the next.
+    With `check` (a dropped archive for a model the store has): `check` vets the archive's
+    config (raising to refuse it) and the model's own config stays as it is."""
     def fill(staged: Path) -> tuple[ModelConfig | None, str | None]:
         upload = staged / ".upload.mar"
         copy_limited(archive, upload, core.settings.max_upload_bytes)
@@ -92,6 +96,9 @@ async def upload_archive(core: Core, name: str, archive: BinaryIO, filename: str
             upload.unlink(missing_ok=True)
         for note in got.notes:
             log.warning("upload %s from %s: %s", name, filename, note)
+        if check is not None:
+            check(got.config)
+            return None, version or got.version
         return got.config, version or got.version
 
     return await _new_version(core, name, version, fill)
@@ -108,20 +115,21 @@ async def _new_version(core: Core, name: str, version: str | None,
     store = core.store
     store.require_writable()
     async with core.mgmt_lock(name):
-        staged = await _run(store.new_staging)
-        try:
-            cfg, version = await _run(fill, staged)
-            faults.point("upload.received")
-            effective = cfg if cfg is not None else store.effective_config(name)
-            if version is not None and version in store.versions(name):
-                raise Conflict(f"model '{name}' already has version {version}")
-            others = store.versions(name)
-            runner = await _validate(core, name, version or "0", staged, effective)
-            faults.point("upload.validated")
-            v = await _run(store.commit_version, name, staged, version, cfg)
-        except BaseException:
-            await _run(store.discard, staged)
-            raise
+        with disk_full_is_507(f"upload of model '{name}'"):
+            staged = await _run(store.new_staging)
+            try:
+                cfg, version = await _run(fill, staged)
+                faults.point("upload.received")
+                effective = cfg if cfg is not None else store.effective_config(name)
+                if version is not None and version in store.versions(name):
+                    raise Conflict(f"model '{name}' already has version {version}")
+                others = store.versions(name)
+                runner = await _validate(core, name, version or "0", staged, effective)
+                faults.point("upload.validated")
+                v = await _run(store.commit_version, name, staged, version, cfg)
+            except BaseException:
+                await _run(store.discard, staged)
+                raise
         mv = await core.registry.install(name, v, runner, store.version_ident(name, v))
         if cfg is not None and others:
             # the model's config changed: its other versions follow it here as on every
@@ -187,12 +195,13 @@ async def _record_config(core: Core, name: str, cfg: ModelConfig | None, persist
     store = core.store
     if store.read_only:
         return
-    if cfg is None:
-        await _run(lambda: store.set_state(name, LOADED, True, override=None))
-    elif persist:
-        await _run(store.write_config, name, cfg)
-    else:
-        await _run(store.set_override, name, cfg)
+    with disk_full_is_507(f"config of model '{name}'"):
+        if cfg is None:
+            await _run(lambda: store.set_state(name, LOADED, True, override=None))
+        elif persist:
+            await _run(store.write_config, name, cfg)
+        else:
+            await _run(store.set_override, name, cfg)
 
 
 async def load(core: Core, name: str, params: dict) -> None:
@@ -209,10 +218,9 @@ async def load(core: Core, name: str, params: dict) -> None:
         store.require_writable()
     async with core.mgmt_lock(name):
         if not files:
-            # a plain load serves config.json (not a previous load's override)
-            use = cfg if cfg is not None else (store.read_config(name)
-                                                if store.exists(name) else None)
-            await registry.load(name, use)           # old versions keep serving if this fails
+            # a plain load serves config.json (not a previous load's override), or the
+            # defaults when there is none; old versions keep serving if this fails
+            await registry.load(name, cfg, plain=cfg is None)
             await _record_config(core, name, cfg, persist)
             await core.sync.mark_applied(name, config=True, epoch=True, state=True)
             return
@@ -226,33 +234,34 @@ async def _load_files(core: Core, name: str, files: dict[str, dict[str, bytes]],
     store, registry = core.store, core.registry
     effective = cfg if cfg is not None else (store.read_config(name)
                                              if store.exists(name) else None)
-    validated = []
-    try:
-        for v, content in sorted(files.items(), key=lambda kv: int(kv[0])):
-            staged = await _run(store.new_staging)
-            validated.append((v, staged, None))
-            for fname, data in content.items():
-                (staged / fname).write_bytes(data)
-            runner = await _validate(core, name, v, staged, effective)
-            validated[-1] = (v, staged, runner)
-        for k, (v, staged, _) in enumerate(validated):
-            await _run(lambda: store.commit_version(name, staged, v,
-                                                    config=cfg if k == 0 and persist else None,
-                                                    replace=True))
-    except BaseException:
-        for _, staged, _ in validated:
-            await _run(store.discard, staged)
-        raise
-    if cfg is not None and not persist:
-        await _run(store.set_override, name, cfg)
-    elif cfg is None and store.override(name) is not None:      # a plain load: it ends
-        await _run(lambda: store.set_state(name, LOADED, override=None))
+    validated: list[tuple[str, Path, Runner | None]] = []
+    with disk_full_is_507(f"load of model '{name}' with files"):
+        try:
+            for v, content in sorted(files.items(), key=lambda kv: int(kv[0])):
+                staged = await _run(store.new_staging)
+                validated.append((v, staged, None))
+                for fname, data in content.items():
+                    (staged / fname).write_bytes(data)
+                runner = await _validate(core, name, v, staged, effective)
+                validated[-1] = (v, staged, runner)
+            for k, (v, staged, _) in enumerate(validated):
+                await _run(lambda: store.commit_version(
+                    name, staged, v, config=cfg if k == 0 and persist else None, replace=True))
+        except BaseException:
+            for _, staged, _ in validated:
+                await _run(store.discard, staged)
+            raise
+        ended = cfg is None and store.override(name) is not None     # a plain load ends it
+        if cfg is not None and not persist:
+            await _run(store.set_override, name, cfg)
+        elif ended:
+            await _run(lambda: store.set_state(name, LOADED, override=None))
     for v, _, runner in validated:
         await registry.install(name, v, runner, store.version_ident(name, v))
     others = set(store.versions(name)) - set(files)
-    if others and cfg is not None:            # the model's config changed: all follow it
+    if others and (cfg is not None or ended):     # the model's config changed: all follow it
         try:
-            await registry.load(name, cfg, only=others)
+            await registry.load(name, cfg, only=others, plain=cfg is None)
         except ServiceError as e:
             log.warning("load %s: other versions under the new config: %s", name, e.message)
 

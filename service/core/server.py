@@ -20,7 +20,7 @@ from ..settings import Settings
 from .dataplane import DataPlane
 from .sync import StoreSync
 
-log = logging.getLogger("hybridserve.core.server")
+log = logging.getLogger("hybridserve.server")
 
 
 class Core:

@@ -56,7 +56,7 @@ class InferenceRequest(BaseModel):
     parameters: Optional[dict[str, Scalar]] = Field(
         default=None, description="binary_data_output (bool); for /inspect also filter (case-insensitive "
         "substring of node name or op), regex, monitor_all, include_values, max_values")
-    inputs: list[RequestInput]
+    inputs: list[RequestInput] = Field(min_length=1)      # a request with none is a 400
     outputs: Optional[list[RequestOutput]] = None
 
 
@@ -157,6 +157,8 @@ class ModelSummary(BaseModel):
     unique_params: int
     flops: int
     flops_complete: bool
+    # inputs whose shape is unknown (free dims, none given): what depends on them is None
+    warnings: list[str] = []
 
 
 class StatsResponse(BaseModel):

@@ -12,13 +12,15 @@ A store we cannot write to (a read-only KServe/PVC mount) serves normally; write
 """
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
-from ..errors import BadRequest, Conflict, Forbidden, NotFound
+from ..errors import BadRequest, Conflict, Forbidden, InsufficientStorage, NotFound
 from . import faults
 from .config import ModelConfig, parse_config
 from .manifest import (LOADED, Manifest, ModelEntry, StoreLock, config_digest,
@@ -53,6 +55,23 @@ def check_filename(fname: str) -> str:
             or not _NAME_RE.match(fname)):
         raise BadRequest(f"invalid file name {fname!r}"[:200])
     return fname
+
+
+_DISK_FULL = {errno.ENOSPC, errno.EDQUOT}
+
+
+@contextmanager
+def disk_full_is_507(what: str) -> Iterator[None]:
+    """A full disk or quota while writing to the store is the server's lack of room (507,
+    retry once space is freed), not a crash: callers discard what they staged first."""
+    try:
+        yield
+    except OSError as e:
+        if e.errno not in _DISK_FULL:
+            raise
+        raise InsufficientStorage(f"{what}: the model store's disk is full "
+                                  f"({os.strerror(e.errno)}); nothing was written. Free space "
+                                  "(or raise the quota) and send it again") from None
 
 
 class ModelFiles(NamedTuple):
@@ -249,6 +268,8 @@ class ModelStore:
         with self.lock:
             v = check_version(version) if version is not None else self.next_version(name)
             mdir = self.model_dir(name)
+            undo, old_config = None, self.config_bytes(name) if mdir.exists() else None
+            write_cfg = config is not None
             if not mdir.exists():
                 # new model: assemble the whole model dir in staging, then one rename
                 holder = staged.parent / f"{staged.name}.model"
@@ -257,6 +278,8 @@ class ModelStore:
                 if config is not None:
                     (holder / CONFIG).write_bytes(config.to_json_bytes())
                 os.rename(holder, mdir)
+                undo = lambda: os.rename(mdir, holder)      # noqa: E731
+                write_cfg = False                           # it came with the model dir
                 faults.point("commit.renamed")
             else:
                 target = mdir / v
@@ -269,13 +292,30 @@ class ModelStore:
                     shutil.rmtree(trash, ignore_errors=True)
                 else:
                     os.rename(staged, target)
+                    undo = lambda: os.rename(target, staged)     # noqa: E731
                 faults.point("commit.renamed")
-                if config is not None:
+            try:
+                if write_cfg:
                     self._write_config(name, config)
                     faults.point("commit.config")
-            # a new config.json is a persistent change: it ends a load's override
-            self.publish(name, LOADED, override=None if config is not None else _KEEP)
+                # a new config.json is a persistent change: it ends a load's override
+                self.publish(name, LOADED, override=None if config is not None else _KEEP)
+            except OSError:
+                # no room for config.json or the manifest: the version goes back to staging
+                # (the caller discards it) and the old config stays, so nothing is half-done
+                self._undo_commit(name, undo, old_config)
+                raise
         return v
+
+    def _undo_commit(self, name: str, undo, old_config: bytes | None) -> None:
+        if undo is None:         # a replaced version: its predecessor is already gone
+            return
+        undo()
+        f = self.model_dir(name) / CONFIG
+        if old_config is None:
+            f.unlink(missing_ok=True)
+        elif f.is_file() and f.read_bytes() != old_config:
+            write_atomic(f, old_config)
 
     def _write_config(self, name: str, config: ModelConfig) -> None:
         write_atomic(self.model_dir(name) / CONFIG, config.to_json_bytes())

@@ -18,6 +18,8 @@ import numpy as np
 from framework.base import MXNetError
 from framework.symbol.infer import infer_dtypes, infer_shapes
 
+from .probe import attempt
+
 Shapes = dict[tuple[int, int], "tuple[int, ...] | None"]
 _KEEP = 16                          # signatures remembered per graph (a model sees a few)
 
@@ -59,11 +61,8 @@ class GraphFacts:
         key = tuple(sorted((k, np.dtype(v).str) for k, v in known.items()))
         got = self._dtypes.get(key)
         if got is None:
-            try:
-                got = infer_dtypes(self.sym, known)
-            except Exception:  # noqa: BLE001 - an op's dtype rule; unknown dtypes are allowed
-                got = {}
-            self._dtypes[key] = got
+            got, _ = attempt(infer_dtypes, self.sym, known)   # an op's dtype rule may fail
+            got = self._dtypes[key] = got or {}
         return got
 
     def output_shapes(self, known: dict[str, tuple]) -> list:
@@ -120,10 +119,8 @@ def node_flops(n, ins: list, outs: list) -> int | None:
     no rule or a shape is unknown."""
     if n.op is None or n.op.flops is None or any(x is None for x in ins + outs):
         return None
-    try:
-        return int(n.op.flops(n.parsed, ins, outs))
-    except Exception:  # noqa: BLE001 - an estimate only: a rule failing on these shapes gives none
-        return None
+    fl, _ = attempt(lambda: int(n.op.flops(n.parsed, ins, outs)))   # an estimate: none if it fails
+    return fl
 
 
 def input_slot_names(n) -> list[str]:

@@ -18,9 +18,12 @@ import numpy as np
 
 from framework.gluon import SymbolBlock
 from framework.ndarray import ndarray
+from framework.onnx.verify import differs
 from framework.symbol import var
 
-log = logging.getLogger("hybridserve.runner")
+from .probe import attempt
+
+log = logging.getLogger("hybridserve.compiled")
 BACKEND = "hybridserve"
 ORT_BACKEND = "onnxruntime"
 RTOL, ATOL = 1e-4, 1e-5            # the optimised graph must stay this close to the traced one
@@ -38,10 +41,11 @@ class OrtOptions:
     providers: tuple[str, ...] | None = None
     intra_op_threads: int = 1
     spinning: bool = False
+    shape_cache: int = 4            # sessions per region, one per input shape (specialize.py)
 
     def backend_opts(self) -> dict:
         return {"providers": self.providers, "intra_op_threads": self.intra_op_threads,
-                "spinning": self.spinning}
+                "spinning": self.spinning, "shape_cache": self.shape_cache}
 
 
 @dataclass(frozen=True)
@@ -130,21 +134,30 @@ def optimised_twin(block, data_names: list[str], checks: list[list[np.ndarray]],
     """`block`'s graph through `optimize_for(backend="hybridserve")` (example: the first check
     input), if its outputs on every input of `checks` match `expected` (the traced graph's)
     within RTOL/ATOL; None, logged, otherwise."""
-    try:
-        syms = _typed_vars(data_names, checks[0])
-        twin = SymbolBlock(block(*syms), syms, params=block.collect_params())
-        twin.optimize_for(*[ndarray(a) for a in checks[0]], backend=BACKEND, static_alloc=True,
-                          static_shape=True)
-        bound = BoundOp.of(twin)
-        got = [bound(arrays) for arrays in checks]
-    except Exception as e:  # noqa: BLE001 - a pass that cannot handle this graph: serve it as traced
+    def build():
+        bound = _twin(block, data_names, checks[0], BACKEND)
+        return bound, [bound(arrays) for arrays in checks]
+
+    res, e = attempt(build)
+    if e is not None:       # a pass that cannot handle this graph: serve it as traced
         log.warning("graph optimisation failed for %s, serving the traced graph: %r", what, e)
         return None
+    bound, got = res
     if not all(outputs_match(g, e, RTOL, ATOL) for g, e in zip(got, expected)):
         log.warning("optimised graph of %s differs from the traced graph beyond rtol %g / atol "
                     "%g; serving the traced graph", what, RTOL, ATOL)
         return None
     return bound
+
+
+def _twin(block, data_names: list[str], example: list[np.ndarray], backend: str,
+          **opts) -> BoundOp:
+    """`block`'s graph through `optimize_for(backend)`, specialised on `example`."""
+    syms = _typed_vars(data_names, example)
+    twin = SymbolBlock(block(*syms), syms, params=block.collect_params())
+    twin.optimize_for(*[ndarray(a) for a in example], backend=backend, static_alloc=True,
+                      static_shape=True, **opts)
+    return BoundOp.of(twin)
 
 
 def _typed_vars(names: list[str], arrays: list[np.ndarray]) -> list:
@@ -154,28 +167,9 @@ def _typed_vars(names: list[str], arrays: list[np.ndarray]) -> list:
 
 
 def within_bound(got: list, want: list, bound: float | None = None) -> str | None:
-    """None when `got` reproduces `want` (same count, shapes, dtypes; floats within
-    max|Δ| ≤ bound·max(1, max|want|) per output, NaN where NaN; others equal), else what differs."""
-    if len(got) != len(want):
-        return f"{len(got)} outputs instead of {len(want)}"
-    for k, (g, w) in enumerate(zip(got, want)):
-        g, w = np.asarray(g), np.asarray(w)
-        if g.shape != w.shape or g.dtype != w.dtype:
-            return f"output {k} is {g.dtype}{list(g.shape)}, not {w.dtype}{list(w.shape)}"
-        if w.dtype.kind not in "fc":
-            if not np.array_equal(g, w):
-                return f"output {k} differs"
-            continue
-        if not np.array_equal(np.isnan(g), np.isnan(w)):
-            return f"output {k} has NaN in other places"
-        fin = ~np.isnan(w)
-        if not fin.any():
-            continue
-        diff = float(np.max(np.abs(g[fin].astype(np.float64) - w[fin])))
-        limit = (ORT_BOUND if bound is None else bound) * max(1.0, float(np.max(np.abs(w[fin]))))
-        if not diff <= limit:
-            return f"output {k}: max|Δ| {diff:.3g} over the bound {limit:.3g}"
-    return None
+    """None when `got` reproduces `want` within max|Δ| ≤ bound·max(1, max|want|) (default
+    ORT_BOUND; framework/onnx/verify.py), else what differs."""
+    return differs(got, want, ORT_BOUND if bound is None else bound)
 
 
 def _op_nodes(sym) -> int:
@@ -188,19 +182,21 @@ def ort_twin(block, data_names: list[str], checks: list[list[np.ndarray]],
     """`block`'s graph through `optimize_for(backend="onnxruntime")` and its Engine, if at
     least one region lowers and its outputs on every input of `checks` stay within the bound
     of `expected`; otherwise `(None, why not)`, logged."""
-    try:
-        syms = _typed_vars(data_names, checks[0])
-        twin = SymbolBlock(block(*syms), syms, params=block.collect_params())
-        twin.optimize_for(*[ndarray(a) for a in checks[0]], backend=ORT_BACKEND,
-                          static_alloc=True, static_shape=True, **opts.backend_opts())
-        bound = BoundOp.of(twin)
-        regions = [n for n in bound.op.symbol.topo() if n.op is not None and n.op.runs_subgraph]
-        if not regions:
-            return _refuse(what, "no node of the graph lowers to ONNX")
-        got = [bound(arrays) for arrays in checks]
-    except Exception as e:  # noqa: BLE001 - missing package, lowering or session failure
-        return _refuse(what, f"{type(e).__name__}: {e}"[:500])
     limit = INT8_ORT_BOUND if is_quantized(block_symbol(block)) else ORT_BOUND
+
+    def build():
+        # sessions built later for other input shapes are checked like this one
+        bound = _twin(block, data_names, checks[0], ORT_BACKEND, verify_bound=limit,
+                      **opts.backend_opts())
+        regions = [n for n in bound.op.symbol.topo() if n.op is not None and n.op.runs_subgraph]
+        return bound, regions, [bound(arrays) for arrays in checks] if regions else []
+
+    res, e = attempt(build)
+    if e is not None:       # missing package, lowering or session failure
+        return _refuse(what, f"{type(e).__name__}: {e}"[:500])
+    bound, regions, got = res
+    if not regions:
+        return _refuse(what, "no node of the graph lowers to ONNX")
     for g, e in zip(got, expected):
         why = within_bound(g, e, limit)
         if why is not None:

@@ -1,6 +1,6 @@
 """Op-hook inspection: run one input through the model's plan with a hook on every op.
 
-Uses the cached op's separate hooked loop (`run_hooked`), so the warm fast path that serves
+Uses the cached op's separate hooked loop (`run_hooked`), so the warm loop that serves
 normal traffic is never touched. Each record summarises one op output (or input with
 `monitor_all`): shape, dtype, min/max/mean/std over finite values, NaN/Inf counts, and
 optionally the first values up to a cap.

@@ -19,7 +19,7 @@ from ..repository.config import QuantizeConfig
 from ..repository.store import ModelFiles
 from .transforms import beside
 
-log = logging.getLogger("hybridserve.runner")
+log = logging.getLogger("hybridserve.int8")
 CALIB_BATCH = 8
 MAX_CALIB_BYTES = 512 << 20
 
@@ -84,7 +84,7 @@ def quantize_for_serving(model: str, block, q: QuantizeConfig, files: ModelFiles
                               calib_data=_batches(arrays), exclude_layers=list(q.exclude_layers),
                               num_calib_examples=q.num_calib_examples,
                               data_shapes=[a[:CALIB_BATCH].shape for a in arrays])
-        qblock.hybridize(static_alloc=True, static_shape=True)
+        qblock.hybridize(static_alloc=True, static_shape=True, backend="numpy")
         report = agreement(_run(qblock, arrays), _run(block, arrays))
     except (MXNetError, ValueError, KeyError, TypeError) as e:
         raise BadRequest(f"model '{model}': INT8 quantization failed: {e}"[:2000]) from None

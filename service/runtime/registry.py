@@ -27,6 +27,7 @@ from .metrics import Metrics
 from .runner import Runner
 from .stats import ModelStats
 from .threads import ort_options
+from .warmup import warm_runner
 
 log = logging.getLogger("hybridserve.registry")
 
@@ -52,7 +53,14 @@ class ModelVersion:
     ident: tuple | None = None          # the version directory's identity when loaded
     inflight: int = 0                   # unbatched requests admitted and not yet finished
     excluded: bool = False              # on disk, outside the version policy: not served
-    memory: int = 0                     # bytes its runner holds (measured at load)
+    load_memory: int = 0                # bytes its runner held when loaded (measured)
+
+    @property
+    def memory(self) -> int:
+        """Bytes its runner holds: measured at load, plus the onnxruntime sessions built
+        since for new input shapes (bounded by the shape cache)."""
+        r = self.runner
+        return self.load_memory + (r.specialized_bytes() if r is not None else 0)
 
 
 def load_limits(s: Settings) -> dict:
@@ -77,6 +85,7 @@ class Registry:
         self.models: dict[str, dict[str, ModelVersion]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self.unloaded: set[str] = set()     # explicitly unloaded here
+        self.notes: dict[str, str] = {}     # model → why something for it was refused (index)
         self.initial_load_done = False      # server readiness: the startup load finished
         self.outstanding = outstanding
         self.budget = (int(settings.memory_budget) if settings.memory_budget is not None
@@ -88,7 +97,7 @@ class Registry:
         metrics.memory_held.set_function(self.memory_held)
 
     def memory_held(self) -> int:
-        return sum(list(self._costs.values()))
+        return sum(cost + r.specialized_bytes() for r, cost in list(self._costs.items()))
 
     def _check_budget(self, name: str, version: str, cost: int, what: str) -> None:
         held = self.memory_held()
@@ -104,10 +113,14 @@ class Registry:
 
     # -- lookups (hot path) --------------------------------------------------------------------
     def get(self, name: str, version: str | None = None) -> ModelVersion:
+        """The version that serves a request. A model that is gone (deleted here or by another
+        replica) is 404; one that exists but cannot serve now (not loaded, loading, failed,
+        unloading) is 503 with the reason: never 400, which tells clients not to retry."""
         entries = self.models.get(name)
         if not entries:
-            if name in self.models or self._on_disk(name):
-                raise BadRequest(f"model '{name}' is not loaded")
+            if self._on_disk(name):
+                why = "unloaded" if name in self.unloaded else "not loaded"
+                raise Unavailable(f"model '{name}' is not available ({why})")
             raise NotFound(f"Model with name '{name}' does not exist.")
         if version is None:
             ready = [mv for mv in entries.values() if mv.state is State.READY]
@@ -117,23 +130,38 @@ class Registry:
         else:
             mv = entries.get(version)
             if mv is None:
+                if version in self._versions_on_disk(name):     # not picked up here yet
+                    raise Unavailable(f"model '{name}' version {version} is not loaded yet")
                 raise NotFound(f"model '{name}' has no version '{version}'")
         if mv.state is not State.READY:
-            if mv.excluded:       # Triton's words and status for a version it does not serve
-                raise VersionUnavailable(f"Request for unknown model: '{name}' version "
-                                         f"{mv.version} is not at ready state ({mv.reason})")
-            why = f": {mv.reason}" if mv.reason else ""
-            if mv.state is State.LOADING:
-                raise Unavailable(f"model '{name}' version {mv.version} is still loading")
-            raise BadRequest(f"model '{name}' version {mv.version} is not ready "
-                             f"({mv.state.value}{why})"[:2000])
+            self._not_ready(mv)
         return mv
+
+    def _not_ready(self, mv: ModelVersion) -> None:
+        """Raise why a known version cannot serve (the cold path of `get`)."""
+        name = mv.name
+        if mv.excluded:       # Triton's words and status for a version it does not serve
+            raise VersionUnavailable(f"Request for unknown model: '{name}' version "
+                                     f"{mv.version} is not at ready state ({mv.reason})")
+        if not self._on_disk(name):          # being deleted (here or by another replica)
+            raise NotFound(f"Model with name '{name}' does not exist.")
+        why = f": {mv.reason}" if mv.reason else ""
+        if mv.state is State.LOADING:
+            raise Unavailable(f"model '{name}' version {mv.version} is still loading")
+        raise Unavailable(f"model '{name}' version {mv.version} is not available "
+                          f"({mv.state.value}{why})"[:2000])
 
     def _on_disk(self, name: str) -> bool:
         try:
             return self.store.exists(name)
         except ServiceError:
             return False
+
+    def _versions_on_disk(self, name: str) -> list[str]:
+        try:
+            return self.store.versions(name)
+        except (ServiceError, OSError):
+            return []
 
     def ready_versions(self, name: str) -> list[str]:
         return sorted((v for v, mv in self.models.get(name, {}).items()
@@ -148,9 +176,11 @@ class Registry:
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def load(self, name: str, config: ModelConfig | None = None,
-                   only: set[str] | None = None) -> list[ModelVersion]:
+                   only: set[str] | None = None, plain: bool = False) -> list[ModelVersion]:
         """(Re)load the versions of a model that its version policy serves (all of them, or
         `only` those), then unload the ones it does not and retire versions gone from disk.
+        Without `config`: the store's effective config, or with `plain` config.json alone
+        (a plain load ends a load's override, also for a model without config.json).
         Raises if none of them becomes ready."""
         check_name(name)
         self.unloaded.discard(name)
@@ -160,7 +190,8 @@ class Registry:
                 raise NotFound(f"model '{name}' has no versions in the model store")
             entries = self.models.setdefault(name, {})
             try:
-                cfg = config if config is not None else self.store.effective_config(name)
+                cfg = (config if config is not None else self.store.read_config(name)
+                       if plain else self.store.effective_config(name))
             except ServiceError as e:
                 for v in versions if only is None else [v for v in versions if v in only]:
                     entries[v] = ModelVersion(name, v, State.FAILED, e.message)
@@ -210,8 +241,10 @@ class Registry:
             self._check_budget(name, version, Path(files.params).stat().st_size, "needs at least")
         loop = asyncio.get_running_loop()
         try:
+            limits = load_limits(self.settings)
             runner, cost = await loop.run_in_executor(self.load_pool, lambda: memory.measured(
-                lambda: Runner.load(name, version, files, cfg, **load_limits(self.settings))))
+                lambda: Runner.load(name, version, files, cfg, **limits),
+                warm=lambda: warm_runner(limits)))
         except ServiceError:
             raise
         except MemoryError:
@@ -265,8 +298,8 @@ class Registry:
         old = entries.get(version)
         mv = ModelVersion(name, version, State.READY, runner=runner,
                           stats=ModelStats(name, version), ident=ident,
-                          memory=self._costs.get(runner, 0))
-        self.metrics.model_memory.labels(name, version).set(mv.memory)
+                          load_memory=self._costs.get(runner, 0))
+        self.metrics.model_memory.labels(name, version).set_function(lambda: mv.memory)
         mv.batcher = self._make_batcher(mv)
         entries[version] = mv
         self.metrics.load_time.labels(name).observe(runner.load_seconds)
@@ -311,7 +344,7 @@ class Registry:
         if mv.batcher is not None:
             await mv.batcher.stop()
         mv.runner = mv.batcher = mv.stats = None
-        mv.memory = 0
+        mv.load_memory = 0
         mv.state = State.UNAVAILABLE
         self.metrics.forget(mv.name, mv.version)
         await asyncio.get_running_loop().run_in_executor(self.load_pool, memory.trim)
@@ -333,6 +366,8 @@ class Registry:
 
     async def forget(self, name: str, version: str | None = None) -> None:
         """Unload and drop registry entries (before deleting files)."""
+        if version is None:
+            self.notes.pop(name, None)
         entries = self.models.get(name, {})
         for v in [version] if version is not None else list(entries):
             mv = entries.pop(v, None)
@@ -353,7 +388,7 @@ class Registry:
             entries = [e for _, e in sorted(self.models.items())]
         else:
             if not self.models.get(name):
-                self.get(name)                     # raises the right not-found/not-loaded
+                self.get(name)                     # raises the right 404/503
                 raise NotFound(f"model '{name}' has no statistics")
             entries = [self.models[name]]
         return [mv.stats.doc() for e in entries
@@ -371,7 +406,7 @@ class Registry:
             for v in versions:
                 mv = entries.get(v)
                 state = mv.state.value if mv else State.UNAVAILABLE.value
-                reason = mv.reason if mv else "not loaded"
+                reason = (mv.reason if mv else "not loaded") or self.notes.get(name, "")
                 if ready_only and state != "READY":
                     continue
                 row = {"name": name, "version": v, "state": state, "reason": reason}

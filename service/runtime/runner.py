@@ -33,10 +33,12 @@ from ..protocol.types import InferInput
 from ..repository.config import ModelConfig
 from ..repository.store import ModelFiles
 from .analysis import GraphFacts
+from .probe import attempt
 from .int8 import quantize_for_serving
 from .compiled import BoundOp, Engine, OrtOptions, optimised_twin, ort_twin, verification_inputs
-from .signature import (IOSpec, concrete, default_input, infer_outputs, looks_like_param,
+from .signature import (IOSpec, concrete, default_input, infer_outputs, param_vars,
                         output_names)
+from .summary import input_shapes
 from .transforms import Transforms
 
 log = logging.getLogger("hybridserve.runner")
@@ -104,15 +106,14 @@ class Runner:
         self.optimised = False              # requests run the NumPy optimize_for twin
         self.engine = Engine()              # what requests run, and why
         self.quantization: dict = {}        # INT8 serving: agreement with float32 (int8.py)
-        # the non-batch input dims the onnxruntime twin was built for, where requests may bring
-        # others (free dims beyond the batch; an inferred FullyConnected input takes any shape
-        # with its row size): those requests run the traced NumPy graph
-        self._fixed: tuple[tuple[int, ...], ...] | None = None
+        # the onnxruntime regions' session memory when the load was measured: sessions built
+        # later for new input shapes are added to the model's memory figure
+        self._sessions_at_load = 0
         self._served: BoundOp | None = None  # what requests run, once built
         self._plain: BoundOp | None = None   # the traced graph (inspection, reference)
         self._built = False
         self._lock = threading.Lock()
-        self._summaries: dict[int, dict] = {}
+        self._summaries: dict[tuple, dict] = {}
         self.transforms = Transforms()      # image inputs, output labels (transforms.py)
 
     # -- loading -------------------------------------------------------------------------------
@@ -141,7 +142,7 @@ class Runner:
             block = SymbolBlock.from_graph(sym, data_names,
                                            params if files.params is not None else None,
                                            ignore_extra=True)
-            block.hybridize(static_alloc=True, static_shape=True)
+            block.hybridize(static_alloc=True, static_shape=True, backend="numpy")
         except (MXNetError, ValueError, KeyError, AssertionError, TypeError) as e:
             raise _load_error("building the block", e) from None
         quantization: dict = {}
@@ -167,6 +168,7 @@ class Runner:
         r._warm_up(explicit=bool(cfg.inputs), optimize=optimize, buffer_sets=buffer_sets,
                    progress=say, engine=engine, ort=ort or OrtOptions())
         r.flops_per_item = r._estimate_flops()
+        r.mark_measured()
         r.load_seconds = time.perf_counter() - t0
         return r
 
@@ -186,12 +188,14 @@ class Runner:
                                  "declared as inputs in the config")
             return names
         names = [n for n in graph_inputs if n not in params]
-        missing = [n for n in names if looks_like_param(n)]
+        missing = param_vars(sym, names, has_params)
+        hint = ("; if some of them are data, name the data inputs in the config's 'inputs'")
         if missing and not has_params:
             raise BadRequest(f"cannot load model: no params file was given, and the graph needs "
-                             f"parameters {missing}"[:1000])
+                             f"parameters {missing[:20]}{hint}"[:1000])
         if missing:
-            raise BadRequest(f"cannot load model: the params file lacks {missing}"[:1000])
+            raise BadRequest(f"cannot load model: the params file lacks {missing[:20]}{hint}"
+                             [:1000])
         if not names:
             raise BadRequest("cannot load model: the graph has no data inputs")
         return names
@@ -246,7 +250,8 @@ class Runner:
         sizes = self._warm_sizes(self.config)
         checks = [verification_inputs([(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
                   for b in sizes]
-        try:
+
+        def warm() -> None:
             # builds the traced graph's cached op; on the first check input, so that its
             # outputs are the reference the twins are checked against (one forward less)
             first = [np.array(o) for o in self.run(checks[0])]
@@ -260,7 +265,9 @@ class Runner:
                 if self._served is not None:
                     self._served.reserve(arrays, buffer_sets)
             self.warm = True
-        except Exception as e:  # noqa: BLE001
+
+        _, e = attempt(warm)
+        if e is not None:
             if explicit:
                 raise BadRequest(f"model does not run at its declared input shapes: {e}"[:2000]) from None
             log.info("warm-up of %s/%s at inferred shapes skipped (first request compiles): %s",
@@ -277,9 +284,8 @@ class Runner:
         inputs at every warm-up batch size; `first`: the traced graph's outputs on the first);
         the traced graph otherwise. `self.engine` says which, and why."""
         what = f"{self.name}/{self.version}"
-        try:
-            expected = [first] + [self._plain(arrays) for arrays in checks[1:]]
-        except Exception as e:  # noqa: BLE001 - no reference on this input: keep the traced graph
+        expected, e = attempt(lambda: [first] + [self._plain(arrays) for arrays in checks[1:]])
+        if e is not None:       # no reference on this input: keep the traced graph
             log.info("%s: no optimisation (the traced graph fails on the check input: %r)", what, e)
             self.engine = Engine(reason=self._asked(engine, "the NumPy graph fails on the "
                                                     f"check input: {e!r}"[:500]))
@@ -301,10 +307,9 @@ class Runner:
             self._adopt(twin, self.engine)
 
     def _adopt(self, twin: BoundOp, engine: Engine) -> None:
+        # requests of other shapes than the warm-up's (free dims beyond the batch: a model
+        # uploaded without a config) get sessions specialized on them (framework/onnx/runtime.py)
         self._served, self.engine = twin, engine
-        if engine.name == "onnxruntime" and any(s.flatten_units or -1 in s.shape[1:]
-                                                for s in self.inputs):
-            self._fixed = tuple(concrete(s.shape, 1, 1)[1:] for s in self.inputs)
         if engine.name == "onnxruntime":
             log.info("%s/%s serves on onnxruntime (%s; %d of %d nodes in its regions)",
                      self.name, self.version, ",".join(engine.providers), engine.onnx_nodes,
@@ -325,9 +330,8 @@ class Runner:
 
     def _build_blind(self) -> None:
         """No shapes to warm with: still compile the plan so broken graphs fail at load."""
-        try:
-            Plan(self.symbol, self.symbol.list_inputs())
-        except Exception as e:  # noqa: BLE001
+        _, e = attempt(Plan, self.symbol, self.symbol.list_inputs())
+        if e is not None:
             raise BadRequest(f"cannot compile model graph: {e}"[:2000]) from None
 
     def _estimate_flops(self) -> int | None:
@@ -386,19 +390,40 @@ class Runner:
         op = self._served
         if op is None:
             return self._run_block(arrays)
-        if self._fixed is not None and any(a.shape[1:] != f for a, f in zip(arrays, self._fixed)):
-            return self._plain(arrays)
         return op(arrays)
 
+    def _regions(self) -> list:
+        """The onnxruntime engines of the served graph's regions."""
+        if self.engine.name != "onnxruntime" or self._served is None:
+            return []
+        return [n.parsed["runner"] for n in self._served.op.symbol.topo()
+                if n.op is not None and n.op.runs_subgraph]
+
+    def specialized_bytes(self) -> int:
+        """Memory taken since load by sessions specialized on new input shapes (measured as
+        each was built; evicted ones no longer count), beyond the figure measured at load."""
+        held = sum(e.session_bytes() for e in self._regions())
+        return max(0, held - self._sessions_at_load)
+
+    def mark_measured(self) -> None:
+        """End of load: the memory figure measured across it covers the sessions so far, and
+        the warm-up's calls (at made-up sizes where the config leaves dims free) do not make
+        its shapes hot: the first shapes real requests bring may take their places."""
+        regions = self._regions()
+        self._sessions_at_load = sum(e.session_bytes() for e in regions)
+        for e in regions:
+            e.cache.reset_counts()
+
     def _run_block(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
-        """First call goes through the block (it builds the cached op), then the fast path."""
-        if self._built:               # no fast path: the built block is safe to share
+        """First call goes through the block (it builds the cached op), then the cached op is
+        called directly."""
+        if self._built:               # no direct call: the built block is safe to share
             return self._call_block(arrays)
         with self._lock:
             if self._served is not None:
                 return self.run(arrays)
             outs = self._call_block(arrays)
-            self._plain = self._served = self._bind_fast_path(arrays, outs)
+            self._plain = self._served = self._bind_cached_op(arrays, outs)
             self._built = True
         return outs
 
@@ -406,27 +431,31 @@ class Runner:
         out = self.block(*[ndarray(a) for a in arrays])
         return [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]
 
-    def _bind_fast_path(self, arrays: list[np.ndarray], expected: list[np.ndarray]
+    def _bind_cached_op(self, arrays: list[np.ndarray], expected: list[np.ndarray]
                         ) -> BoundOp | None:
         """The block's cached op, called directly from now on, if it reproduces the block's
         output; otherwise (or if an internal API changed) None keeps the (slower) block path."""
-        try:
+        def check() -> tuple[BoundOp, bool]:
             bound = BoundOp.of(self.block)
             got = bound(arrays)
-            ok = len(got) == len(expected) and all(
+            return bound, len(got) == len(expected) and all(
                 np.array_equal(np.asarray(g), e, equal_nan=e.dtype.kind == "f")
                 for g, e in zip(got, expected))
-        except Exception as e:  # noqa: BLE001
-            log.warning("cached-op fast path unavailable for %s: %r", self.name, e)
+
+        res, e = attempt(check)
+        if e is not None:
+            log.warning("direct cached-op call unavailable for %s: %r", self.name, e)
             return None
+        bound, ok = res
         if not ok:
-            log.warning("cached-op fast path disagrees with the block for %s; not used", self.name)
+            log.warning("direct cached-op call disagrees with the block for %s; not used",
+                        self.name)
         return bound if ok else None
 
     def run_hooked(self, arrays: list[np.ndarray], callback: Callable[[str, str, np.ndarray], None],
                    monitor_all: bool = False) -> list[np.ndarray]:
         """The traced graph (every node of the model, by its own name) in a separate loop with
-        op hooks: the warm fast path is untouched."""
+        op hooks: the warm loop that serves requests is untouched."""
         if self._plain is None:
             self.run(arrays)
         if self._plain is None or not hasattr(self._plain.op, "run_hooked"):
@@ -453,12 +482,17 @@ class Runner:
                                              **self.quantization}.items()}}
         return doc
 
-    def summary(self, batch: int = 1) -> dict:
-        if batch in self._summaries:
-            return self._summaries[batch]
-        known = {s.name: concrete(s.shape, batch, 1) for s in self.inputs if s.shape is not None}
+    def summary(self, batch: int = 1, shapes: dict[str, tuple[int, ...]] | None = None) -> dict:
+        """The layer table at `batch`, inputs of `shapes` where given (else the declared
+        shape; an input with free dims beyond the batch and no shape given stays unknown,
+        with a warning)."""
+        key = (batch, tuple(sorted((shapes or {}).items())))
+        if key in self._summaries:
+            return self._summaries[key]
+        known, warnings = input_shapes(self.inputs, batch, shapes or {}, self.name)
         t = dict(self.facts.table(known))
         t.update({"name": self.name, "version": self.version, "batch_size": batch,
+                  "warnings": warnings,
                   "inputs": [{"name": s.name, "datatype": s.datatype,
                               "shape": list(known[s.name]) if s.name in known else None}
                              for s in self.inputs],
@@ -466,6 +500,6 @@ class Runner:
                   "signature": {"inputs": [s.public() for s in self.inputs],
                                 "outputs": [s.public() for s in self.outputs]}})
         if len(self._summaries) < 8:
-            self._summaries[batch] = t
+            self._summaries[key] = t
         return t
 

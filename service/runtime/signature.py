@@ -47,9 +47,27 @@ class IOSpec:
                           **(extras or {}))
 
 
+# attributes only a parameter's variable carries (Gluon's export, MXNet's FixParsing); a data
+# variable may carry __shape__ (`sym.var('data', shape=...)`), so it only counts as one when
+# no params file says otherwise
+_PARAM_ATTRS = ("__init__", "__lr_mult__", "__wd_mult__")
+
+
 def looks_like_param(name: str) -> bool:
-    return name.rsplit("_", 1)[-1] in _PARAM_SUFFIXES or name.endswith(
+    """A parameter's name: `fc1_weight` (1.x), `0.weight` / `features.0.bias` (2.x)."""
+    last = name.rsplit(".", 1)[-1]
+    return last in _PARAM_SUFFIXES or last.rsplit("_", 1)[-1] in _PARAM_SUFFIXES or name.endswith(
         ("running_mean", "running_var", "moving_mean", "moving_var"))
+
+
+def param_vars(sym, names: list[str], has_params: bool) -> list[str]:
+    """Which of the graph inputs `names` are parameters (SymbolBlock.imports would make them
+    parameters, not data): a parameter's name or attributes, or — without a params file —
+    a declared `__shape__`."""
+    attrs = {n.name: n.attrs for n in sym.topo() if n.is_var}
+    marks = _PARAM_ATTRS if has_params else (*_PARAM_ATTRS, "__shape__")
+    return [n for n in names if looks_like_param(n)
+            or any(a in attrs.get(n, {}) for a in marks)]
 
 
 def default_input(sym, name: str, params: dict[str, np.ndarray]) -> IOSpec:

@@ -59,7 +59,8 @@ def resolve(s: Settings, cores: int | None = None) -> ThreadPolicy:
 def ort_options(s: Settings, cores: int | None = None) -> OrtOptions:
     """The ONNX Runtime sessions' options under the settings and the thread policy."""
     providers = tuple(p.strip() for p in s.ort_providers.split(",") if p.strip())
-    return OrtOptions(providers or None, resolve(s, cores).ort_intra_op, s.ort_spinning)
+    return OrtOptions(providers or None, resolve(s, cores).ort_intra_op, s.ort_spinning,
+                      s.ort_shape_cache)
 
 
 class AppliedPolicy:

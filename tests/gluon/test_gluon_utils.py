@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 import hashlib
-import io
+import socket
+import sys
+import threading
 import warnings
-from unittest import mock
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
 
+import httpx
 import numpy as onp
 import pytest
-import requests
 
 import framework as mx
 from framework import np
@@ -68,40 +71,68 @@ def test_check_sha1(tmp_path):
     assert not utils.check_sha1(str(f), "0" * 40)
 
 
-class _Response(requests.Response):
-    def __init__(self, status: int, body: bytes):
-        super().__init__()
-        self.status_code, self.raw = status, io.BytesIO(body)
+@pytest.fixture
+def site(monkeypatch):
+    """A real HTTP server on a free loopback port serving `files` (path → bytes; anything
+    else is 404), and `download` on the project's own client (httpx): `requests`, MXNet's
+    optional one, is made unimportable."""
+    files: dict[str, bytes] = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = files.get(self.path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+        def log_message(self, *args):
+            pass
+
+    monkeypatch.setitem(sys.modules, "requests", None)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    th = threading.Thread(target=server.serve_forever, daemon=True)
+    th.start()
+    try:
+        yield SimpleNamespace(url=f"http://127.0.0.1:{server.server_port}", files=files)
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
-def test_download_writes_one_complete_file(tmp_path):
-    with mock.patch("requests.get", return_value=_Response(200, b"x" * 1000)):
-        path = utils.download("https://example.invalid/data.bin", path=str(tmp_path))
+def test_download_writes_one_complete_file(tmp_path, site):
+    site.files["/data.bin"] = b"x" * 200_000
+    path = utils.download(f"{site.url}/data.bin", path=str(tmp_path))
     assert path == str(tmp_path / "data.bin")
-    assert (tmp_path / "data.bin").read_bytes() == b"x" * 1000
+    assert (tmp_path / "data.bin").read_bytes() == b"x" * 200_000
     assert [p.name for p in tmp_path.iterdir()] == ["data.bin"]    # no temporary left over
 
 
-def test_download_offline_raises_after_retries(tmp_path):
-    get = mock.Mock(side_effect=requests.exceptions.ConnectionError)
-    with mock.patch("requests.get", get), pytest.raises(requests.exceptions.ConnectionError):
-        utils.download("https://example.invalid/x", path=str(tmp_path), retries=2)
-    assert get.call_count == 2
+def test_download_http_error_and_offline_raise_after_retries(tmp_path, site):
+    with pytest.raises(RuntimeError, match="HTTP 404"):
+        utils.download(f"{site.url}/missing", path=str(tmp_path), retries=2)
+    with socket.socket() as s:          # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(httpx.ConnectError):
+        utils.download(f"http://127.0.0.1:{port}/x", path=str(tmp_path), retries=2)
     assert list(tmp_path.iterdir()) == []
 
 
-def test_download_sha1_mismatch_keeps_nothing(tmp_path):
-    with mock.patch("requests.get", side_effect=lambda *a, **k: _Response(200, b"abc")), \
-            pytest.raises(UserWarning, match="hash does not match"):
-        utils.download("https://example.invalid/y", path=str(tmp_path), sha1_hash="0" * 40,
-                       retries=1)
+def test_download_sha1_mismatch_keeps_nothing(tmp_path, site):
+    site.files["/y"] = b"abc"
+    with pytest.raises(UserWarning, match="hash does not match"):
+        utils.download(f"{site.url}/y", path=str(tmp_path), sha1_hash="0" * 40, retries=1)
     assert list(tmp_path.iterdir()) == []
+    good = hashlib.sha1(b"abc").hexdigest()
+    assert utils.download(f"{site.url}/y", path=str(tmp_path), sha1_hash=good) == \
+        str(tmp_path / "y")
 
 
-def test_download_warns_when_ssl_unverified(tmp_path):
+def test_download_warns_when_ssl_unverified(tmp_path, site):
+    site.files["/z"] = b"a"
     for _ in range(2):        # the second call finds the file there and still warns
-        with mock.patch("requests.get", return_value=_Response(200, b"a")), \
-                warnings.catch_warnings(record=True) as seen:
+        with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
-            utils.download("https://example.invalid/z", path=str(tmp_path), verify_ssl=False)
+            utils.download(f"{site.url}/z", path=str(tmp_path), verify_ssl=False)
         assert any(str(w.message).startswith("Unverified HTTPS request") for w in seen)

@@ -4,7 +4,7 @@ dropped into its store as they are) answer the same requests alike.
   bash bench/server/setup_mms.sh      # once: the MMS venv (needs java 11+)
   .venv/bin/python tests/interop/check_mar_mms.py
 
-mlp.mar: a JSON tensor → MMS's output vs hybridserve's `/infer` (rtol 1e-4, atol 1e-5).
+mms_mlp.mar: a JSON tensor → MMS's output vs hybridserve's `/infer` (rtol 1e-4, atol 1e-5).
 vision.mar: the same PNG posted to both → MMS's top-5 {probability, class} vs hybridserve's
 classification strings `score:index:label` (same classes in the same order, scores within
 the bound). resnet.mar (ResNet-18, 1000 labels; built on the fly by
@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "bench" / "server"))
 import servers  # noqa: E402  (bench/server/servers.py: the MMS and hybridserve launchers)
 
 MAR = ROOT / "tests" / "fixtures" / "mar"
-ARCHIVES = ("mlp.mar", "vision.mar", "resnet.mar")
+ARCHIVES = ("mms_mlp.mar", "vision.mar", "resnet.mar")
 
 
 def post(url: str, body: bytes, ctype: str) -> bytes:
@@ -50,10 +50,10 @@ def register(mms: servers.Server, name: str) -> None:
 def compare(mms: servers.Server, hs: servers.Server) -> list[str]:
     ref = np.load(MAR / "reference.npz")
     x = ref["mlp_input"]
-    want = np.array(json.loads(post(f"{mms.base}/predictions/mlp",
+    want = np.array(json.loads(post(f"{mms.base}/predictions/mms_mlp",
                                      json.dumps({"data": x.tolist()}).encode(),
                                      "application/json")), np.float32)
-    doc = json.loads(post(f"{hs.base}/v2/models/mlp/infer", json.dumps({"inputs": [
+    doc = json.loads(post(f"{hs.base}/v2/models/mms_mlp/infer", json.dumps({"inputs": [
         {"name": "data", "datatype": "FP32", "shape": list(x.shape),
          "data": x.ravel().tolist()}]}).encode(), "application/json"))
     got = np.array(doc["outputs"][0]["data"], np.float32).reshape(doc["outputs"][0]["shape"])

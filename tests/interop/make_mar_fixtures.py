@@ -5,7 +5,7 @@ Run in the MMS venv (`bash bench/server/setup_mms.sh`; MXNet 1.9.1 + multi-model
 + model-archiver):  <mms-venv>/bin/python tests/interop/make_mar_fixtures.py
 
 Archives (tiny random-weight models, seeded):
-  mlp.mar     an MLP (16 → 32 → 4, softmax), signature.json, MMS's tensor handler
+  mms_mlp.mar an MLP (16 → 32 → 4, softmax), signature.json, MMS's tensor handler
   vision.mar  a small conv classifier on 3×8×8 images, signature.json, synset.txt, the stock
               `mxnet_vision_service:handle` handler
   custom.mar  the MLP with a custom handler module (hybridserve must ignore it)
@@ -152,7 +152,7 @@ def main() -> None:
         m = module(mlp(), (3, 16), seed=1)
         x = rng.standard_normal((3, 16)).astype(np.float32)
         ref["mlp_input"], ref["mlp_output"] = x, forward(m, x)
-        archive("mlp", m, sig, ("mxnet_model_service.py", TENSOR_HANDLER), {}, work)
+        archive("mms_mlp", m, sig, ("mxnet_model_service.py", TENSOR_HANDLER), {}, work)
         archive("custom", m, sig, ("my_service.py", CUSTOM_HANDLER), {}, work)
 
         vsig = {"inputs": [{"data_name": "data", "data_shape": [0, 3, 8, 8]}],

@@ -24,6 +24,7 @@ def test_the_table():
         "Unauthorized": (401, "UNAUTHENTICATED"),
         "Forbidden": (403, "PERMISSION_DENIED"),
         "NotFound": (404, "NOT_FOUND"),
+        "MethodNotAllowed": (405, "UNIMPLEMENTED"),
         "Conflict": (409, "ALREADY_EXISTS"),
         "PayloadTooLarge": (413, "RESOURCE_EXHAUSTED"),
         "Internal": (500, "INTERNAL"),

@@ -3,6 +3,7 @@ layers below it (service/README.md draws them). Static: the import statements of
 at any depth (inside functions too), read with `ast` by scripts/import_graph.py."""
 from __future__ import annotations
 
+import re
 import sys
 
 from serverproc import ROOT
@@ -44,3 +45,26 @@ def test_packages_import_only_lower_layers():
     bad = [f"{m} → {t}" for m, ts in import_graph().items() if m != "service"
            for t in ts if t != "service" and _layer(t) > _layer(m)]
     assert bad == []
+
+
+def test_logger_names_match_modules():
+    """Every service logger is `hybridserve.<its module>`: a log line names where it came from
+    (logs.configure routes the `hybridserve` tree)."""
+    root = ROOT / "service"
+    bad = []
+    for p in root.rglob("*.py"):
+        for name in re.findall(r'getLogger\("([^"]+)"\)', p.read_text()):
+            if name != f"hybridserve.{p.stem}":
+                bad.append(f"{p.relative_to(root)}: {name}")
+    assert bad == []
+
+
+def test_broad_excepts_are_few_and_say_why():
+    """Errors are raised as ServiceErrors and mapped once (errors.to_service_error); a catch-all
+    is kept only at a boundary (a transport, the data plane, polling, a model probe) and its
+    comment says why. (`except BaseException:` blocks clean up and re-raise: not counted.)"""
+    root = ROOT / "service"
+    found = [(p.relative_to(root), ln) for p in root.rglob("*.py")
+             for ln in p.read_text().splitlines() if re.search(r"except Exception\b", ln)]
+    assert len(found) <= 10, found
+    assert [f for f in found if not re.search(r"#.*BLE001 - \w", f[1])] == []

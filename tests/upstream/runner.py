@@ -85,12 +85,17 @@ def main(argv: list[str] | None = None) -> int:
     if not test_dir.is_dir():
         print(f"no {UNITTEST_DIR} under {src}", file=sys.stderr)
         return 2
-    files = [f for f in (args.files or DEFAULT_FILES) if (test_dir / f).exists()]
+    # a file outside unittest/ is named from tests/python (quantization/test_quantization.py)
+    where = {f: (test_dir / f).parent if "/" not in f else (src / "tests/python" / f).parent
+             for f in (args.files or DEFAULT_FILES)}
+    files = [f for f in where if (where[f] / Path(f).name).exists()]
     with tempfile.TemporaryDirectory() as tmp:
-        reports = {f: Path(tmp) / (f + ".jsonl") for f in files}
+        reports = {f: Path(tmp) / (Path(f).name + ".jsonl") for f in files}
         with ThreadPoolExecutor(args.jobs) as pool:
-            list(pool.map(lambda f: run_file(src, test_dir, f, args.timeout, reports[f]), files))
-        rows = [summarize(test_dir, f, [json.loads(x) for x in reports[f].read_text().splitlines()]
+            list(pool.map(lambda f: run_file(src, where[f], Path(f).name, args.timeout,
+                                             reports[f]), files))
+        rows = [summarize(where[f], Path(f).name,
+                          [json.loads(x) for x in reports[f].read_text().splitlines()]
                           if reports[f].exists() else []) for f in files]
     print(table(rows))
     if args.json:

@@ -113,3 +113,12 @@ def test_runner_prints_the_table(fake_tree: Path, capsys, tmp_path: Path):
 
 def test_runner_rejects_a_tree_without_unit_tests(tmp_path: Path):
     assert runner.main([str(tmp_path)]) == 2
+
+
+def test_runner_takes_files_outside_unittest(fake_tree: Path, capsys):
+    q = fake_tree / "tests" / "python" / "quantization"
+    q.mkdir()
+    (q / "test_q.py").write_text("import mxnet as mx\n\ndef test_one():\n"
+                                 "    assert mx.np.ones((1,)).shape == (1,)\n")
+    assert runner.main([str(fake_tree), "quantization/test_q.py", "--timeout", "60"]) == 0
+    assert "| test_q.py | 1 / 1 | 100 % | 0 | 0 |" in capsys.readouterr().out.splitlines()

@@ -87,7 +87,7 @@ def _num_inputs(network, available: int) -> int:
 def _trace(network, shapes: list[tuple]) -> int:
     """Hybridize and run the network once on zeros; returns the number of data inputs."""
     n = _num_inputs(network, len(shapes))
-    network.hybridize()
+    network.hybridize(backend="numpy")     # traced for its graph only
     network(*[ndarray(np.zeros(s, np.float32)) for s in shapes[:n]])
     return n
 
@@ -124,6 +124,7 @@ def _collect(fused: Symbol, params: dict, inputs: list[str], want: dict, data, l
     if ops:
         ins = [var(n, dtype="float32") for n in inputs]
         block = SymbolBlock(Group([Symbol([e]) for _, e in ops]), ins)
+        block.hybridize(backend="numpy")    # calibration reads the reference kernels' values
         used = set(block.collect_params())
         block.load_dict({k: v for k, v in params.items() if k in used}, cast_dtype=True,
                         dtype_source="saved")

@@ -5,8 +5,10 @@ native loader. hybridserve runs everything in Python, so the handle is the objec
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Iterator
 
+from ... import recordio
 from ...ndarray import ndarray
 from .sampler import FilterSampler, Sampler, SequentialSampler
 
@@ -136,3 +138,18 @@ class _SampledDataset(Dataset):
 
     def __getitem__(self, idx: int) -> Any:
         return self._dataset[self._indices[idx]]
+
+
+class RecordFileDataset(Dataset):
+    """The raw records of a RecordIO `.rec` file, through the `.idx` beside it."""
+
+    def __init__(self, filename: str):
+        self.idx_file = os.path.splitext(filename)[0] + ".idx"
+        self.filename = filename
+        self._record = recordio.MXIndexedRecordIO(self.idx_file, self.filename, "r")
+
+    def __getitem__(self, idx):
+        return self._record.read_idx(self._record.keys[idx])
+
+    def __len__(self) -> int:
+        return len(self._record.keys)

@@ -48,6 +48,18 @@ class RNNFused(_init.Initializer):
         self._dir = 2 if bidirectional else 1
         self._proj = projection_size
 
+    def set_initializer(self, init) -> None:
+        """What `initialize(init)` does to the fused vector, as MXNet 2 does it: each piece
+        without an initializer of its own takes `init`; a piece that had one falls back to
+        'uniform' (weights) or 'zeros' (biases). MXNet tests the i2h bias for both biases."""
+        had = {k: bool(v) for k, v in self._inits.items()}
+        self._inits = {
+            "i2h_weight": init if not had["i2h_weight"] else "uniform",
+            "h2h_weight": init if not had["h2h_weight"] else "uniform",
+            "i2h_bias": init if not had["i2h_bias"] else "zeros",
+            "h2h_bias": init if not had["i2h_bias"] else "zeros",
+            "h2r_weight": init if not had["h2r_weight"] else "uniform"}
+
     def _pieces(self, total: int):
         """(kind, length) of every piece of the flat vector, in packing order."""
         G, H, D, L, P = _GATES[self._mode], self._hidden, self._dir, self._layers, self._proj

@@ -15,6 +15,7 @@ EXTENSIONS = ["binary_tensor_data", "model_repository", "statistics", "model_con
 
 
 @router.get("/v2", response_model=ServerMetadata)
+@router.get("/v2/", include_in_schema=False)        # answered, not redirected
 async def server_metadata(request: Request):
     s = core_of(request).settings
     doc = {"name": s.server_name, "version": __version__, "extensions": EXTENSIONS}

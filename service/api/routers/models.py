@@ -4,6 +4,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request
 
 from ...core import management
+from ...errors import MethodNotAllowed
+from ...repository.store import RESERVED
 from ...protocol.schemas import ERRORS, ModelListEntry
 from ._common import core_of, json_response, require_admin, require_reader
 
@@ -27,6 +29,8 @@ async def list_models(request: Request):
 
 @router.delete("/v2/models/{name}", responses=ERRORS, dependencies=[Depends(require_admin)])
 async def delete_model(request: Request, name: str):
+    if name in RESERVED:      # /v2/models/stats is its own (GET only) route, not a model
+        raise MethodNotAllowed(f"/v2/models/{name} only takes GET", headers={"Allow": "GET"})
     await management.delete(core_of(request), name)
     return json_response({"name": name, "deleted": True})
 

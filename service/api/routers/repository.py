@@ -39,14 +39,18 @@ def _body_doc(model) -> dict:
              openapi_extra=_body_doc(IndexRequest))
 async def index(request: Request):
     doc = await read_json(request)
-    ready = doc.get("ready", False)
-    if not isinstance(ready, bool):
+    ready = doc.get("ready")                 # null (as the schema allows) = absent
+    if ready is None:
+        ready = False
+    elif not isinstance(ready, bool):
         raise BadRequest("'ready' must be a boolean")
     return json_response(core_of(request).registry.index(ready_only=ready))
 
 
 def _parameters(doc: dict) -> dict:
-    p = doc.get("parameters") or {}
+    p = doc.get("parameters")
+    if p is None:
+        return {}
     if not isinstance(p, dict):
         raise BadRequest("'parameters' must be an object")
     return p

@@ -32,7 +32,6 @@ def _engine(c: httpx.Client) -> dict:
 
 
 def test_served_by_onnxruntime_and_answers_as_numpy(http, server):
-    pytest.importorskip("onnxruntime")
     meta = _engine(http)
     assert meta["engine"] == "onnxruntime" and meta["onnxruntime_nodes"] > 0
     runner = server.core.registry.get("lenet", None).runner

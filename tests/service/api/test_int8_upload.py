@@ -16,7 +16,6 @@ from tests.int8.int8_fixtures import FIXTURES, output_bound
 
 @pytest.mark.parametrize("name", ["resnet_naive_auto", "mlp_naive_auto"])
 def test_uploaded_int8_export_serves_on_onnxruntime(tmp_path, name):
-    pytest.importorskip("onnxruntime")
     io = np.load(FIXTURES / f"{name}-io.npz")
     x = io["data"][:1]
     files = {"symbol": (f"{name}-symbol.json", (FIXTURES / f"{name}-symbol.json").read_bytes()),

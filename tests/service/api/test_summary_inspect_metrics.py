@@ -73,7 +73,7 @@ def test_inspect_filter_values_monitor_all(http, mlp_ref):
     assert http.post("/v2/models/mlp/inspect", json=bad).status_code == 400
     bad = infer_json("mlp", x, parameters={"max_values": "lots"})
     assert http.post("/v2/models/mlp/inspect", json=bad).status_code == 400
-    # inspection did not disturb the warm fast path
+    # inspection did not disturb the warm loop that serves requests
     r = http.post("/v2/models/mlp/infer", json=infer_json("mlp", x))
     np.testing.assert_allclose(np.array(r.json()["outputs"][0]["data"]), mlp_ref(x).ravel(),
                                rtol=1e-5, atol=1e-6)

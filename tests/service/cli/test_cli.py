@@ -12,6 +12,7 @@ import time
 
 import httpx
 import numpy as np
+import onnxruntime as ort
 import pytest
 
 from serverproc import ROOT, copy_store, free_port, infer_json
@@ -109,7 +110,6 @@ def test_offline_convert_to_onnx_runs_in_stock_onnxruntime(tmp_path, capsys):
     """`convert --to onnx` of a real MXNet 1.x export: one checked .onnx file whose outputs in
     plain onnxruntime equal MXNet's recorded ones, at the exported and at another batch size.
     The file takes the input as the loaded model serves it (a flattening FullyConnected: N×48)."""
-    ort = pytest.importorskip("onnxruntime")
     fx = ROOT / "tests/fixtures/mxnet-1.9.1"
     io = np.load(fx / "fc_flatten-io.npz")
     assert main(["convert", "--symbol", str(fx / "fc_flatten-symbol.json"), "--params",

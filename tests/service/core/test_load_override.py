@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import httpx
+import pytest
 
 from serverproc import copy_store, inproc_server, wait_for
 
@@ -44,3 +45,24 @@ def test_config_override_is_for_that_load_only(tmp_path):
         assert _description(ca) == "kept"
         wait_for(lambda: _description(cb) == "kept", 15, "persistent change reaches B")
         assert _load(ca, config="{}", persist_config="yes").status_code == 400
+
+
+@pytest.mark.parametrize("with_config_json", [True, False])
+def test_the_next_plain_load_ends_an_override(tmp_path, with_config_json):
+    """Issue 26, defect 8: without config.json the override outlived plain load #1."""
+    store = copy_store(tmp_path / "store", ("mlp",))
+    if not with_config_json:
+        (store / "mlp" / "config.json").unlink()
+    with inproc_server(store) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
+        before = c.get("/v2/models/mlp").json()["outputs"][0]["name"]
+        override = {"name": "mlp", "description": "this load only",
+                    "outputs": [{"name": "renamed", "datatype": "FP32", "shape": [-1, 2]}]}
+        if with_config_json:
+            override = {**json.loads((store / "mlp" / "config.json").read_text()), **override}
+        assert _load(c, config=json.dumps(override)).status_code == 200
+        assert c.get("/v2/models/mlp").json()["outputs"][0]["name"] == "renamed"
+        assert _description(c) == "this load only"
+        assert _load(c).status_code == 200                         # plain load #1
+        assert c.get("/v2/models/mlp").json()["outputs"][0]["name"] == before != "renamed"
+        assert _description(c) != "this load only"
+        assert srv.core.store.override("mlp") is None

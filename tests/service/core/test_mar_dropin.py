@@ -2,15 +2,18 @@
 poll, named by their manifest, once per archive content; a refused one is recorded, not retried."""
 from __future__ import annotations
 
+import io
 import json
+import logging
 import shutil
 import time
+import zipfile
 
 import httpx
 import numpy as np
 
 from fixture_util import FIXTURES
-from serverproc import infer_json, inproc_server
+from serverproc import copy_store, infer_json, inproc_server
 from service.core.archives import RECORD
 
 MAR = FIXTURES / "mar"
@@ -29,10 +32,10 @@ def _wait(pred, timeout=20.0):
 def test_dropped_archives_imported_at_startup_and_on_poll(tmp_path):
     store = tmp_path / "store"
     store.mkdir()
-    shutil.copy(MAR / "mlp.mar", store / "anything.mar")      # the manifest names it: mlp
+    shutil.copy(MAR / "mms_mlp.mar", store / "anything.mar")  # the manifest names it: mms_mlp
     with inproc_server(store, store_poll_s=0.2) as srv, \
             httpx.Client(base_url=srv.url, timeout=30) as http:
-        r = http.post("/v2/models/mlp/infer", json=infer_json("mlp", REF["mlp_input"]))
+        r = http.post("/v2/models/mms_mlp/infer", json=infer_json("mms_mlp", REF["mlp_input"]))
         assert r.status_code == 200, r.text
         out = r.json()["outputs"][0]
         np.testing.assert_allclose(np.array(out["data"], np.float32).reshape(out["shape"]),
@@ -43,9 +46,81 @@ def test_dropped_archives_imported_at_startup_and_on_poll(tmp_path):
         assert _wait(lambda: (json.loads((store / RECORD).read_text()).get("broken.mar") or {})
                      .get("state") == "refused")
         record = json.loads((store / RECORD).read_text())
-        assert record["anything.mar"]["model"] == "mlp" and record["anything.mar"]["version"] == "1"
+        assert record["anything.mar"]["model"] == "mms_mlp" and record["anything.mar"]["version"] == "1"
         assert "not a zip file" in record["broken.mar"]["error"]
         time.sleep(0.6)                            # polls go on: nothing imported twice
-        assert [p.name for p in (store / "mlp").iterdir() if p.name.isdigit()] == ["1"]
+        assert [p.name for p in (store / "mms_mlp").iterdir() if p.name.isdigit()] == ["1"]
         assert not (store / "broken").exists()
         assert (store / "anything.mar").is_file()          # the dropped file stays
+
+
+def _renamed(model: str) -> bytes:
+    """The sample MLP archive with its manifest naming `model`."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(MAR / "mms_mlp.mar") as src, zipfile.ZipFile(buf, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename == "MAR-INF/MANIFEST.json":
+                doc = json.loads(data)
+                doc["model"]["modelName"] = model
+                data = json.dumps(doc).encode()
+            dst.writestr(info.filename, data)
+    return buf.getvalue()
+
+
+class _Records(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def test_a_dropped_archive_never_rewrites_a_served_model(tmp_path):
+    """Issue 26, defect 9: `mlp.mar` became mlp/2 and rewrote the demo's config.json."""
+    store = copy_store(tmp_path / "store", ("mlp",))
+    config = (store / "mlp" / "config.json").read_bytes()
+    with inproc_server(store, store_poll_s=0.1) as srv, \
+            httpx.Client(base_url=srv.url, timeout=30) as http:
+        seen = _Records()
+        logging.getLogger("hybridserve.archives").addHandler(seen)
+        (store / "mlp.mar").write_bytes(_renamed("mlp"))      # another signature: refused
+        assert _wait(lambda: (store / RECORD).is_file() and (
+            json.loads((store / RECORD).read_text()).get("mlp.mar") or {}).get("state") == "refused")
+        record = json.loads((store / RECORD).read_text())["mlp.mar"]
+        assert "different signature" in record["error"] and "data FP32 [-1,16]" in record["error"]
+        assert (store / "mlp" / "config.json").read_bytes() == config
+        assert sorted(p.name for p in (store / "mlp").iterdir() if p.is_dir()) == ["1"]
+        rows = http.post("/v2/repository/index", json={}).json()
+        row = next(r for r in rows if r["name"] == "mlp")
+        assert row["state"] == "READY" and "different signature" in row["reason"]
+        logging.getLogger("hybridserve.archives").removeHandler(seen)
+        assert any(r.levelno == logging.WARNING and "mlp.mar" in r.getMessage()
+                   for r in seen.records)
+        x = np.zeros((1, 512), np.float32)
+        assert http.post("/v2/models/mlp/infer", json=infer_json("mlp", x)).status_code == 200
+
+        # the same signature: the model's next version, under the model's own config
+        shutil.copy(MAR / "mms_mlp.mar", store / "first.mar")
+        assert _wait(lambda: http.get("/v2/models/mms_mlp/ready").status_code == 200)
+        own = (store / "mms_mlp" / "config.json").read_bytes()
+        cfg = json.loads(own)
+        cfg["description"] = "edited by the operator"
+        r = http.post("/v2/repository/models/mms_mlp/load",
+                      json={"parameters": {"config": json.dumps(cfg), "persist_config": True}})
+        assert r.status_code == 200, r.text
+        own = (store / "mms_mlp" / "config.json").read_bytes()
+        shutil.copy(MAR / "mms_mlp.mar", store / "again.mar")
+        assert _wait(lambda: "2" in srv.core.registry.ready_versions("mms_mlp"))
+        assert (store / "mms_mlp" / "config.json").read_bytes() == own
+        assert http.get("/v2/models/mms_mlp/config").json()["description"] == "edited by the operator"
+
+
+def test_no_shipped_archive_shares_a_demo_models_name():
+    from serverproc import STORE
+    demos = {p.name for p in STORE.iterdir() if p.is_dir()}
+    for archive in MAR.glob("*.mar"):
+        with zipfile.ZipFile(archive) as zf:
+            name = json.loads(zf.read("MAR-INF/MANIFEST.json"))["model"]["modelName"]
+        assert name not in demos and archive.stem not in demos, archive.name

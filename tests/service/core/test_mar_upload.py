@@ -23,7 +23,7 @@ def _upload(http, name: str, data: bytes, filename: str = "model.mar", **fields)
 
 
 def test_mlp_archive_upload_serves_mms_outputs(http, server):
-    r = _upload(http, "mar_mlp", (MAR / "mlp.mar").read_bytes(), "mlp.mar")
+    r = _upload(http, "mar_mlp", (MAR / "mms_mlp.mar").read_bytes(), "mms_mlp.mar")
     assert r.status_code == 201, r.text
     assert r.json() == {"name": "mar_mlp", "version": "1", "state": "READY"}
     md = http.get("/v2/models/mar_mlp").json()
@@ -35,9 +35,9 @@ def test_mlp_archive_upload_serves_mms_outputs(http, server):
     np.testing.assert_allclose(np.array(out["data"], np.float32).reshape(out["shape"]),
                                REF["mlp_output"], rtol=1e-4, atol=1e-5)
     assert sorted(p.name for p in (server.store / "mar_mlp" / "1").iterdir()) == [
-        "mlp-0000.params", "mlp-symbol.json"]
+        "mms_mlp-0000.params", "mms_mlp-symbol.json"]
     # the version field wins over the manifest (which names none: next would be 2)
-    r = _upload(http, "mar_mlp", (MAR / "mlp.mar").read_bytes(), version="7")
+    r = _upload(http, "mar_mlp", (MAR / "mms_mlp.mar").read_bytes(), version="7")
     assert r.status_code == 201 and r.json()["version"] == "7", r.text
 
 
@@ -74,7 +74,7 @@ def test_custom_handler_reported_in_config(http):
 
 def _escaping() -> bytes:
     buf = io.BytesIO()
-    with zipfile.ZipFile(MAR / "mlp.mar") as src, zipfile.ZipFile(buf, "w") as zf:
+    with zipfile.ZipFile(MAR / "mms_mlp.mar") as src, zipfile.ZipFile(buf, "w") as zf:
         for n in src.namelist():
             zf.writestr(n, src.read(n))
         zf.writestr("../../escape.txt", b"x")
@@ -98,6 +98,6 @@ def test_hostile_archive_upload_refused_store_unchanged(http, server, data, need
 
 def test_archive_with_symbol_field_refused(http):
     r = http.post("/v2/repository/models/mar_mixed/upload",
-                  files={"archive": ("m.mar", (MAR / "mlp.mar").read_bytes()),
+                  files={"archive": ("m.mar", (MAR / "mms_mlp.mar").read_bytes()),
                          "symbol": ("s.json", json.dumps({"nodes": []}))})
     assert r.status_code == 400 and "drop the fields ['symbol']" in r.json()["error"]

@@ -2,9 +2,12 @@
 wrong files named by the user's file name and what they look like; `GET /` opens the console."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from fixture_util import FIXTURES
+from serverproc import STORE
 
 MX1 = FIXTURES / "mxnet-1.9.1"
 SYM = ("fc_flatten-symbol.json", (MX1 / "fc_flatten-symbol.json").read_bytes())
@@ -20,6 +23,29 @@ def error(r) -> str:
 def test_symbol_without_params_says_none_was_sent(http):
     msg = error(http.post(URL, files={"symbol": SYM}))
     assert "no params file was given" in msg and "model0_dense0_weight" in msg
+
+
+def test_a_gluon_export_without_params_gets_the_same_400(http):
+    """Issue 26, defect 12: the demo MLP's symbol (2.x names `0.weight`, with `__shape__`,
+    `__init__`, `__lr_mult__` on its weights) alone was 201 READY, demanding 6 weights as inputs."""
+    sym = ("mlp-symbol.json", (STORE / "mlp" / "1" / "mlp-symbol.json").read_bytes())
+    msg = error(http.post(URL, files={"symbol": sym}))
+    assert "no params file was given" in msg and "'0.weight'" in msg and "'2.bias'" in msg
+    assert "'data'" not in msg
+    # the attributes alone decide, whatever the names are
+    doc = json.loads(sym[1])
+    for n in doc["nodes"]:
+        if n["op"] == "null" and n["name"] != "data":
+            n["name"] = f"w{n['name'].replace('.', '')}"
+    msg = error(http.post(URL, files={"symbol": ("m-symbol.json", json.dumps(doc))}))
+    assert "no params file was given" in msg and "'w0weight'" in msg
+    # unless the config names them as inputs (here: every one of them, a weight-less graph)
+    names = [n["name"] for n in doc["nodes"] if n["op"] == "null"]
+    cfg = {"inputs": [{"name": n, "datatype": "FP32"} for n in names]}
+    r = http.post("/v2/repository/models/msg_test_inputs/upload",
+                  files={"symbol": ("m-symbol.json", json.dumps(doc)),
+                         "config": ("config.json", json.dumps(cfg))})
+    assert r.status_code == 201, r.text
 
 
 def test_unknown_field_lists_the_expected_ones(http):

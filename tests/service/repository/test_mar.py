@@ -22,9 +22,9 @@ REF = np.load(MAR / "reference.npz")
 
 
 def test_mlp_archive_serves_mms_outputs(tmp_path):
-    got = unpack(MAR / "mlp.mar", tmp_path, "mlp.mar")
-    assert (got.name, got.version, got.notes) == ("mlp", None, [])   # MMS's own tensor handler
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["mlp-0000.params", "mlp-symbol.json"]
+    got = unpack(MAR / "mms_mlp.mar", tmp_path, "mms_mlp.mar")
+    assert (got.name, got.version, got.notes) == ("mms_mlp", None, [])   # MMS's own tensor handler
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mms_mlp-0000.params", "mms_mlp-symbol.json"]
     spec = got.config.inputs[0]
     assert (spec.name, spec.datatype, spec.shape) == ("data", "FP32", [-1, 16])
     assert got.config.outputs[0].name == "prob"
@@ -73,8 +73,8 @@ def _zip(entries: list[tuple], manifest: bool = True) -> io.BytesIO:
 
 
 def _model_entries() -> list[tuple]:
-    with zipfile.ZipFile(MAR / "mlp.mar") as zf:
-        return [(n, zf.read(n)) for n in ("mlp-symbol.json", "mlp-0000.params")]
+    with zipfile.ZipFile(MAR / "mms_mlp.mar") as zf:
+        return [(n, zf.read(n)) for n in ("mms_mlp-symbol.json", "mms_mlp-0000.params")]
 
 
 def _symlink(info: zipfile.ZipInfo) -> None:
@@ -104,8 +104,8 @@ def test_hostile_archives_refused(tmp_path, entries, limits, needle):
 
 
 @pytest.mark.parametrize("drop, needle", [
-    ("mlp-symbol.json", "a <prefix>-symbol.json is missing"),
-    ("mlp-0000.params", "'mlp-NNNN.params' is missing"),
+    ("mms_mlp-symbol.json", "a <prefix>-symbol.json is missing"),
+    ("mms_mlp-0000.params", "'mms_mlp-NNNN.params' is missing"),
 ])
 def test_missing_model_files_refused(tmp_path, drop, needle):
     src = _zip([e for e in _model_entries() if e[0] != drop])

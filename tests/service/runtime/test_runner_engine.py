@@ -20,7 +20,6 @@ from service.runtime.runner import Runner
 
 SUBGRAPH_OP = "_sg_onnxruntime"     # the op of an ONNX Runtime region (framework/ops/subgraph.py)
 
-pytest.importorskip("onnxruntime")
 _io = mini_resnet.io
 
 

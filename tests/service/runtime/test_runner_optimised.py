@@ -66,7 +66,7 @@ def test_a_twin_that_disagrees_is_not_served(monkeypatch, caplog):
         return sym, {k: v * np.float32(1.01) for k, v in (args or {}).items()}, dict(aux or {})
     monkeypatch.setitem(backends._BACKENDS, "test_off_by_a_bit", off_by_a_bit)
     monkeypatch.setattr(compiled, "BACKEND", "test_off_by_a_bit")
-    with caplog.at_level(logging.WARNING, logger="hybridserve.runner"):
+    with caplog.at_level(logging.WARNING, logger="hybridserve.compiled"):
         r = _load()
     assert not r.optimised
     assert "differs from the traced graph" in caplog.text
@@ -76,7 +76,7 @@ def test_a_twin_that_disagrees_is_not_served(monkeypatch, caplog):
 
 def test_a_twin_that_fails_to_build_is_not_served(monkeypatch, caplog):
     monkeypatch.setattr(compiled, "BACKEND", "no_such_backend")
-    with caplog.at_level(logging.WARNING, logger="hybridserve.runner"):
+    with caplog.at_level(logging.WARNING, logger="hybridserve.compiled"):
         r = _load()
     assert not r.optimised and "graph optimisation failed" in caplog.text
     x, mxnet_out = _io()

@@ -287,7 +287,9 @@ class RandomLighting(HybridBlock):
 
 
 class RandomGray(HybridBlock):
-    """With probability `p`, every channel becomes the gray value; the output is float32."""
+    """With probability `p`, MXNet 2's gray mix; the output is float32. MXNet's matrix gives
+    output channel j the weight w_j times the sum of all input channels (w = 0.2989, 0.5870,
+    0.114), not the luma in every channel; it is reproduced as MXNet computes it."""
 
     def __init__(self, p: float = 0.5):
         super().__init__()
@@ -295,8 +297,7 @@ class RandomGray(HybridBlock):
 
     def forward(self, x, *args):
         x = x.astype("float32")
-        # row c of the mix is channel c's share in every output channel (made by np ops, so
-        # that a hybridized graph holds it as a constant)
-        mix = np.concatenate([np.full((1, 3), w) for w in (0.299, 0.587, 0.114)], axis=0)
+        # made by np ops, so that a hybridized graph holds it as a constant
+        mix = np.concatenate([np.full((3, 1), w) for w in (0.2989, 0.5870, 0.114)], axis=1)
         gray = np.dot(x, mix)
         return _with_rest(np.where(self.p < np.random.uniform(), x, gray), *args)

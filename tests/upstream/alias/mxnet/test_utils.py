@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 import framework as mx
-from framework.numpy_extension import use_np  # noqa: F401
+from framework.numpy_extension import use_np, use_np_default_dtype  # noqa: F401
 
 _RTOL = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-5}
 _ATOL = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3, np.dtype(np.float64): 1e-20}

@@ -8,10 +8,12 @@ import { modelHeading, noModel, sortableTable } from "./common.js";
 export async function render(main, ctx) {
   if (!ctx.name) { noModel(main, "Summary"); return; }
   const batchIn = h("input#sum-batch", { type: "number", min: 1, step: 1, value: 1, inputmode: "numeric" });
+  const shapeIn = h("input#sum-shape", { type: "text", placeholder: "data:1,3,224,224", autocomplete: "off", spellcheck: "false" });
   const filterIn = h("input#sum-filter", { type: "search", placeholder: "name or op", autocomplete: "off" });
   const textToggle = h("input#sum-text", { type: "checkbox" });
   const controls = h("form.toolbar.summary-controls", { "aria-label": "Summary options" },
     h("label", { for: "sum-batch" }, "Batch size"), batchIn,
+    h("label", { for: "sum-shape" }, "Input shape"), shapeIn,
     h("label", { for: "sum-filter" }, "Filter rows"), filterIn,
     h("label.check", null, textToggle, " MXNet text table"));
   const body = h("div#summary-body", { "aria-live": "polite", "aria-busy": "true" });
@@ -27,7 +29,9 @@ export async function render(main, ctx) {
   async function load() {
     body.setAttribute("aria-busy", "true");
     const b = Math.max(1, Math.trunc(Number(batchIn.value) || 1));
-    const path = modelPath(ctx.name, ctx.version) + "/summary?batch_size=" + b;
+    const shapes = shapeIn.value.split(/[;\s]+/).filter(Boolean)
+      .map((s) => "&shape=" + encodeURIComponent(s)).join("");
+    const path = modelPath(ctx.name, ctx.version) + "/summary?batch_size=" + b + shapes;
     try {
       if (textToggle.checked) {
         const text = await get(path + "&format=text", { as: "text" });
@@ -83,10 +87,13 @@ export async function render(main, ctx) {
       h("dl.kv.signature", null,
         h("dt", null, "Inputs"), h("dd", null, d.inputs.map((i) => h("code.block", null, `${i.name} ${i.datatype} ${fmtShape(i.shape)}`))),
         h("dt", null, "Outputs"), h("dd", null, d.outputs.map((o) => h("code.block", null, `${o.name} ${o.datatype} ${fmtShape(o.shape)}`)))));
-    body.append(totals, h("div.table-wrap", { tabindex: 0, role: "region", "aria-label": "Layer table" }, table.table));
+    // inputs of unknown shape: said, never guessed (give them in "Input shape")
+    const warn = (d.warnings || []).map((w) => h("p.alert.alert-warn.sum-warning", { role: "status" }, w));
+    body.append(...warn, totals, h("div.table-wrap", { tabindex: 0, role: "region", "aria-label": "Layer table" }, table.table));
   }
 
   batchIn.addEventListener("change", load);
+  shapeIn.addEventListener("change", load);
   textToggle.addEventListener("change", load);
   filterIn.addEventListener("input", () => { if (data && !textToggle.checked) draw(); });
   controls.addEventListener("submit", (e) => { e.preventDefault(); load(); });

@@ -1,0 +1,2 @@
+"""`gluon.contrib.data`."""
+from . import vision  # noqa: F401

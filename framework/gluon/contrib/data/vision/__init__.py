@@ -1,0 +1,2 @@
+"""`gluon.contrib.data.vision`."""
+from . import transforms  # noqa: F401

@@ -1,0 +1,2 @@
+"""`gluon.contrib.data.vision.transforms`: bounding-box augmentations."""
+from . import bbox  # noqa: F401

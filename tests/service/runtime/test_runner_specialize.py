@@ -1,0 +1,74 @@
+"""A model uploaded without a config (input `[-1, 3, -1, -1]`) runs on ONNX Runtime at every
+image size requests bring: each size gets a session specialized on it (the batch axis stays
+free, so batching shares it), at most `ort_shape_cache` per region, other sizes on NumPy; the
+model's memory figure counts the sessions built after its load."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import mini_resnet
+from framework.onnx import runtime
+from service.runtime import compiled
+from service.runtime.registry import ModelVersion
+from service.runtime.runner import Runner
+from service.settings import Settings
+from service.runtime.threads import ort_options
+
+pytest.importorskip("onnxruntime")
+
+
+def _configless(**kw) -> Runner:
+    return Runner.load(mini_resnet.NAME, "1", mini_resnet.files(), None, **kw)
+
+
+def _regions(r: Runner) -> list:
+    return r._regions()
+
+
+def _x(*shape, seed=0):
+    return np.random.RandomState(seed).rand(*shape).astype(np.float32)
+
+
+def _check(r: Runner, x: np.ndarray) -> None:
+    want = r.run_hooked([x], lambda *_: None)[0]          # the traced NumPy graph
+    assert compiled.within_bound([r.run([x])[0]], [want]) is None
+
+
+def test_every_image_size_runs_on_onnxruntime_sessions_specialized_on_it():
+    r = _configless()
+    assert r.inputs[0].shape == (-1, 3, -1, -1) and r.engine.name == "onnxruntime"
+    for shape in [(1, 3, 16, 16), (4, 3, 16, 16), (2, 3, 24, 20), (1, 3, 24, 20)]:
+        _check(r, _x(*shape))
+    (region,) = _regions(r)
+    keys = region.cache.keys()
+    assert ((3, 16, 16),) in keys and ((3, 24, 20),) in keys
+    assert region.fallback_calls == 0
+
+
+def test_the_shape_cache_setting_bounds_the_sessions():
+    opts = ort_options(Settings(ort_shape_cache=2, ort_intra_op_threads=1))
+    assert opts.shape_cache == 2
+    r = _configless(ort=opts)
+    for k, size in enumerate([16, 20, 16, 20, 16, 20]):     # two hot sizes fill the cache
+        _check(r, _x(1, 3, size, size, seed=k))
+    (region,) = _regions(r)
+    assert len(region.cache) == 2
+    _check(r, _x(1, 3, 28, 28))                            # a one-off size: NumPy
+    assert len(region.cache) == 2 and region.fallback_calls == 1
+
+
+def test_memory_figure_counts_sessions_built_after_load(monkeypatch):
+    r = _configless()
+    mv = ModelVersion(r.name, r.version, runner=r, load_memory=1000)
+    assert r.specialized_bytes() == 0 and mv.memory == 1000
+    # each build measures its resident growth: make it 5 MiB
+    clock = itertools.count()
+    monkeypatch.setattr(runtime, "rss_bytes", lambda: next(clock) * (5 << 20))
+    _check(r, _x(2, 3, 16, 16))         # the warm-up ran 1×1 images: a new size
+    _check(r, _x(1, 3, 16, 16))         # the same size at another batch: no new session
+    assert r.specialized_bytes() == 5 << 20
+    _check(r, _x(1, 3, 32, 32))
+    assert r.specialized_bytes() == 10 << 20 and mv.memory == 1000 + (10 << 20)
