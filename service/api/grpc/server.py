@@ -16,7 +16,7 @@ from .pb import _pool
 from .pb import grpc_service_pb2 as pb
 from .servicer import InferenceServicer
 
-log = logging.getLogger("hybridserve.api.grpc")
+log = logging.getLogger("hybridserve.server")
 SERVICE = "inference.GRPCInferenceService"
 
 

@@ -4,7 +4,6 @@ routers do, and encodes the answer. Auth, messages and error categories are HTTP
 from __future__ import annotations
 
 import base64
-import logging
 import time
 from typing import AsyncIterator, Awaitable, Callable, TypeVar
 
@@ -21,7 +20,6 @@ from .pb import grpc_service_pb2 as pb
 from .pb import grpc_service_pb2_grpc as pb_grpc
 from .status import check_token, status_of
 
-log = logging.getLogger("hybridserve.api.grpc")
 T = TypeVar("T")
 
 
