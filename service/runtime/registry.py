@@ -321,11 +321,13 @@ class Registry:
         db = r.config.dynamic_batching
         if db is None or r.max_batch_size <= 0:
             return None
-        stats, (_, _, _, batch_hist) = mv.stats, self.metrics.model(mv.name, mv.version)
+        stats, metrics, name, version = mv.stats, self.metrics, mv.name, mv.version
 
         def on_execution(size: int, ns: int, requests: int) -> None:
             stats.execution(size, ns, requests)
-            batch_hist.observe(size)
+            # looked up each time: a reload of the same version forgets the old version's
+            # series after the new batcher exists, and a series held here would be orphaned
+            metrics.model(name, version)[3].observe(size)
 
         limit = self.settings.inline_max_flops
         b = Batcher(r.run, self.infer_pool, r.max_batch_size, db.max_queue_delay_microseconds,
