@@ -1,5 +1,5 @@
 # Convenience targets; each maps to a script so machines without make work the same way.
-.PHONY: setup serve test interop bench bench-server demo-models
+.PHONY: setup serve test interop bench bench-server demo-models lock base-image image
 
 setup:
 	bash scripts/setup.sh
@@ -24,3 +24,14 @@ demo-models:        ## rebuild the demo models of model_store/ with hybridserve 
 
 bench-server:       ## server load benchmark (wrk) vs MMS, loopback only
 	.venv/bin/python bench/server/run.py
+
+lock:               ## regenerate requirements.lock + requirements-test.lock from pyproject.toml
+	bash scripts/lock.sh
+
+base-image:         ## no registry here: a python:3.11-slim-bookworm stand-in made by mmdebstrap
+	bash scripts/build_base_image.sh
+
+image:              ## the server image (needs a running Docker engine; docs/container.md)
+	docker build -t hybridserve:0.1.0 \
+	  --build-arg REVISION=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown) \
+	  --build-arg CREATED=$$(date -u +%Y-%m-%dT%H:%M:%SZ) .

@@ -3,10 +3,9 @@ Each field's `description` is its `serve --help` text (cli/flags.py); comments s
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Literal, Optional
 
-from pydantic import ByteSize, Field, SecretStr
+from pydantic import ByteSize, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MiB = 1024 * 1024
@@ -17,7 +16,22 @@ class Settings(BaseSettings):
                                       protected_namespaces=())
 
     # where and how to listen
-    model_store: Path = Field(Path("model_store"), description="model repository directory")
+    # a directory (a path or file:///PATH) or s3://BUCKET/PREFIX (docs/s3.md); any other
+    # scheme is refused at start
+    model_store: str = Field("model_store", description=
+        "model repository: a directory, file:///PATH or s3://BUCKET/PREFIX")
+    # s3:// stores: the endpoint (else AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL, else AWS);
+    # credentials always come from the AWS chain (env, shared files, web identity)
+    s3_endpoint_url: Optional[str] = Field(None, description=
+        "S3 endpoint of an s3:// store (default: AWS_ENDPOINT_URL, else AWS)")
+    # object stores: where downloaded versions are kept (default: under ~/.cache, per store
+    # URL) and how much they may take (least recently used versions go first)
+    store_cache_dir: Optional[str] = Field(None, description=
+        "where an s3:// store's downloaded versions are cached (default: "
+        "~/.cache/hybridserve/stores/...)")
+    store_cache_bytes: ByteSize = Field(ByteSize(10 * 1024 * MiB), description=
+        "size limit of that read cache, e.g. 20GiB (least recently used versions are removed "
+        "first)")
     host: str = Field("127.0.0.1", description="bind address (loopback unless told otherwise)")
     port: int = Field(8000, description="TCP port")
     workers: int = Field(1, description="worker processes (each polls the store like a replica)")
@@ -29,6 +43,10 @@ class Settings(BaseSettings):
     server_name: str = Field("hybridserve", description="name reported by GET /v2")
     graceful_timeout_s: float = Field(30.0, description=
         "seconds in-flight requests get to finish at shutdown")
+    # at SIGTERM, readiness answers 503 this long before the server stops accepting
+    # (service/cli/draining.py); Kubernetes' preStop sleep does the same from outside
+    drain_s: float = Field(0.0, description=
+        "seconds readiness answers 503 at SIGTERM before the server stops accepting")
     # the Open Inference Protocol's gRPC API beside HTTP, on the same host; its largest
     # message is max_body_bytes. TLS when both files are given (PEM)
     grpc_port: int = Field(8001, ge=0, le=65535, description=
@@ -127,6 +145,12 @@ class Settings(BaseSettings):
 
     # limits (client input is hostile until shown otherwise)
     max_body_bytes: int = Field(64 * MiB, description="largest request body (413 beyond)")
+    # a JSON infer body of 256 KiB or more is read for its headers before it is parsed (in a
+    # thread): the JSON outside its inputs' `data` arrays (names, shapes, parameters, outputs)
+    # may hold at most this many bytes, and it is checked against the model first
+    max_json_header_bytes: int = Field(1 * MiB, description=
+        "largest JSON outside the inputs' data arrays of a large infer body (400 beyond, "
+        "before the body is parsed)")
     max_upload_bytes: int = Field(1024 * MiB, description=
         "largest upload or load-with-files body (413 beyond)")
     max_tensor_elements: int = Field(64 * 1024 * 1024, description=
@@ -147,10 +171,28 @@ class Settings(BaseSettings):
         "refuse a model whose activations at its largest warm-up batch exceed this")
     inference_timeout_s: float = Field(60.0, description=
         "seconds before a request is answered 504")
+    # slow clients (api/connguard.py): a request's header must be complete this long after
+    # the connection opens (or after its first byte on a kept-alive connection); a body may
+    # pause this long between two reads; an idle kept-alive connection is closed after
+    # keepalive_timeout_s. Each 0: never. Beyond max_connections open connections, a new one
+    # closes the one idle (or sending its header) the longest, else it is refused (503)
+    header_timeout_s: float = Field(10.0, description=
+        "seconds a request's header may take to arrive (408 and close; 0: no limit)")
+    body_timeout_s: float = Field(30.0, description=
+        "seconds a request body may pause between two reads (408 and close; 0: no limit)")
+    keepalive_timeout_s: float = Field(5.0, description=
+        "seconds an idle kept-alive connection stays open")
+    max_connections: int = Field(1000, description=
+        "open connections per worker; beyond, the longest-idle one is closed (0: no cap)")
     inspect_max_records: int = Field(10_000, description="most records one inspection returns")
     # hard cap per tensor when include_values is set
     inspect_max_values: int = Field(100_000, description=
         "most values per tensor an inspection returns")
+    # an inspection whose response would be larger (estimated from each record's value count
+    # before it is built) is refused with 400 naming `filter` and `max_values`
+    inspect_max_response_bytes: int = Field(64 * MiB, description=
+        "largest inspection response, estimated before it is built (400 beyond: narrow with "
+        "filter or max_values)")
 
     # access control: when set, management/upload/delete/inspect need "Bearer <token>"
     auth_token: Optional[SecretStr] = Field(None, description=
@@ -158,8 +200,10 @@ class Settings(BaseSettings):
     auth_inference: bool = Field(False, description=
         "also require the token for inference and metadata")
 
-    def resolved_store(self) -> Path:
-        return Path(self.model_store).expanduser().resolve()
+    @field_validator("model_store", mode="before")
+    @classmethod
+    def _store_spec(cls, v):
+        return str(v) if isinstance(v, os.PathLike) else v
 
     def poll_seconds(self) -> float:
         return self.poll_interval_s if self.poll_interval_s is not None else self.store_poll_s

@@ -48,14 +48,17 @@ def copy_store(dst: Path, models: tuple[str, ...] | None = None) -> Path:
 
 
 @contextmanager
-def inproc_server(store: Path, **overrides) -> Iterator[SimpleNamespace]:
+def inproc_server(store: Path, protocol: type | None = None, **overrides
+                  ) -> Iterator[SimpleNamespace]:
     """uvicorn serving `create_app(Settings(...))` in a thread (no signal handlers off the main
     thread); yields url, hostport, grpc (its gRPC host:port), store, app, core and settings.
     `overrides` are Settings fields (defaults here: warning log level, 2 inference threads,
-    gRPC on a free port)."""
+    gRPC on a free port); `protocol` one of service/api/connguard's HTTP protocol classes
+    (default: the one `serve` uses)."""
     import uvicorn
 
     from service.api.app import create_app
+    from service.api.connguard import uvicorn_options
     from service.settings import Settings
     port = free_port()
     settings = Settings(**{"model_store": store, "port": port, "log_level": "warning",
@@ -63,7 +66,8 @@ def inproc_server(store: Path, **overrides) -> Iterator[SimpleNamespace]:
     app = create_app(settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                            log_level=settings.log_level, access_log=False,
-                                           lifespan="on", log_config=None))
+                                           lifespan="on", log_config=None,
+                                           **uvicorn_options(settings, *([protocol] if protocol else []))))
     th = threading.Thread(target=server.run, daemon=True)
     th.start()
     end = time.time() + 60

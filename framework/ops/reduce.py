@@ -225,19 +225,30 @@ for _name, _fn in [("_npi_any", np.any), ("_npi_all", np.all)]:
 
 
 def _stat(fn):
+    """std/var and, as MXNet 2.0's second (hidden) output, the mean they are taken about."""
     def kernel(a, x):
         axes = _np_axes(a.axis, x.ndim, "std")
         dt = _mean_dtype(a, x.dtype)
         xin = x if x.dtype == dt else x.astype(dt)
         with np.errstate(all="ignore"):
-            return _ret(fn(xin, axis=axes, ddof=a.ddof, keepdims=a.keepdims)).astype(dt, copy=False)
+            mean = np.mean(xin, axis=axes, keepdims=True)
+            out = fn(xin, axis=axes, ddof=a.ddof, keepdims=a.keepdims, mean=mean)
+        if not a.keepdims:
+            mean = mean.reshape(np.shape(out))
+        return (_ret(out).astype(dt, copy=False), _ret(mean).astype(dt, copy=False))
     return kernel
+
+
+def _stat_shape(name):
+    one = _np_shape_fn(name)
+    return lambda a, s: one(a, s) * 2
 
 
 for _name, _fn in [("_npi_std", np.std), ("_npi_var", np.var)]:
     register(_name, attrs={"axis": IntOrTuple(None), "dtype": DType(None), "ddof": Int(0),
-                           "keepdims": Bool(False)}, infer_shape=_np_shape_fn(_name),
-             infer_type=lambda a, d: [_mean_dtype(a, d[0])], strict=True)(_stat(_fn))
+                           "keepdims": Bool(False)}, infer_shape=_stat_shape(_name),
+             infer_type=lambda a, d: [_mean_dtype(a, d[0])] * 2, num_outputs=2, num_visible=1,
+             strict=True)(_stat(_fn))
 
 
 def _scalar_arg(a, name):
@@ -295,13 +306,41 @@ def cumsum(a, x):
     return np.cumsum(x, axis=norm_axis(a.axis, x.ndim, "cumsum"), dtype=dt)
 
 
+def _norm_hidden_shapes(a, shape) -> list[tuple]:
+    """MXNet 2.0's three hidden outputs of `_npi_norm` (its backward workspace): the SVD
+    factors UT, L, V for a matrix 2-norm, the partial sums for another matrix norm, empty
+    otherwise. Only their count and shapes matter here (the graph's entry numbering)."""
+    empty = [(0, 0, 0), (0, 0), (0, 0, 0)]
+    nd = len(shape)
+    if a.axis is None:
+        if a.flag == -2 or nd < 2:
+            return empty
+        axes = (nd - 2, nd - 1)
+    else:
+        axes = _np_axes(a.axis, nd, "norm")
+        if len(axes) != 2:
+            return empty
+    rows, cols = shape[axes[0]], shape[axes[1]]
+    batch = int(np.prod([d for i, d in enumerate(shape) if i not in axes]))
+    if a.ord in (2, -2):
+        return [(batch, rows, rows), (batch, min(rows, cols)), (batch, rows, cols)]
+    k = axes[0] if a.ord in (1, -1) else axes[1]
+    kept = [1 if i == k else d for i, d in enumerate(shape)]
+    return [(int(np.prod(kept[:k])), 1, int(np.prod(kept[k + 1:]))), (0, 0), (0, 0, 0)]
+
+
 def _npnorm_shape(a, s):
-    return [_np_out_shape(s[0], _np_axes(a.axis, len(s[0]), "norm"), a.keepdims)]
+    out = _np_out_shape(s[0], _np_axes(a.axis, len(s[0]), "norm"), a.keepdims)
+    return [out, *_norm_hidden_shapes(a, tuple(s[0]))]
+
+
+def _npnorm_type(a, d):
+    return [d[0] if is_float(d[0]) else F32] * 4
 
 
 @register("_npi_norm", attrs={"ord": ScalarAttr(2.0), "axis": IntOrTuple(None), "keepdims": Bool(False),
                               "flag": Int(-1)},
-          infer_shape=_npnorm_shape, infer_type=lambda a, d: [d[0] if is_float(d[0]) else F32],
+          infer_shape=_npnorm_shape, infer_type=_npnorm_type, num_outputs=4, num_visible=1,
           strict=True, legacy=legacy_forms.norm)
 def np_norm(a, x):
     """`np.linalg.norm`: flag -2/1 Frobenius (sqrt of sum of squares), -1 vector p-norm,
@@ -331,7 +370,9 @@ def np_norm(a, x):
         else:
             with np.errstate(all="ignore"):
                 r = np.power(np.sum(np.power(np.abs(xf), p), axis=ax, keepdims=kd), 1.0 / p)
-    return _ret(r).astype(dt, copy=False)
+    # the hidden outputs are MXNet's backward workspace, read by nothing here: zeros
+    hidden = tuple(np.zeros(s, dt) for s in _norm_hidden_shapes(a, x.shape))
+    return (_ret(r).astype(dt, copy=False), *hidden)
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------

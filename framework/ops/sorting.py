@@ -42,6 +42,11 @@ def argsort(a, x):
 
 
 def _topk_n(a):
+    """MXNet 2.0: values come with their indices (hidden unless ret_typ is "both")."""
+    return 2 if a.ret_typ in ("both", "value") else 1
+
+
+def _topk_visible(a):
     return 2 if a.ret_typ == "both" else 1
 
 
@@ -58,9 +63,9 @@ def _topk_shape(a, s):
 
 
 def _topk_type(a, d):
-    if a.ret_typ == "value" or a.ret_typ == "mask":
+    if a.ret_typ == "mask":
         return [d[0]]
-    if a.ret_typ == "both":
+    if a.ret_typ in ("both", "value"):
         return [d[0], a.dtype or F32]
     return [a.dtype or F32]
 
@@ -69,7 +74,8 @@ def _topk_type(a, d):
                                      "ret_typ": Str("indices", choices=("value", "indices",
                                                                         "mask", "both")),
                                      "is_ascend": Bool(False), "dtype": DType(F32)},
-          num_outputs=_topk_n, infer_shape=_topk_shape, infer_type=_topk_type, strict=True)
+          num_outputs=_topk_n, num_visible=_topk_visible, infer_shape=_topk_shape,
+          infer_type=_topk_type, strict=True)
 def topk(a, x):
     """The k largest (or smallest, is_ascend) values / indices / mask along `axis`."""
     src = x
@@ -82,9 +88,7 @@ def topk(a, x):
         return m.reshape(src.shape)
     vals = np.take_along_axis(x, idx, axis=ax)
     ind = idx.astype(a.dtype or F32)
-    if a.ret_typ == "value":
-        return vals
-    if a.ret_typ == "both":
+    if a.ret_typ in ("value", "both"):
         return vals, ind
     return ind
 

@@ -80,7 +80,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI):
         grpc = grpc_server.GrpcServer(core) if settings.grpc_port else None
         await core.start()
-        log.info("serving %d model(s) from %s", len(core.registry.models), core.store.root)
+        log.info("serving %d model(s) from %s", len(core.registry.models), core.store.location)
         try:
             if grpc is not None:
                 await grpc.start()

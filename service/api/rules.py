@@ -12,7 +12,6 @@ import hmac
 import orjson
 
 from ..errors import BadRequest, PayloadTooLarge, Unauthorized, to_service_error
-from ..protocol.codec import decompress
 from ..settings import Settings
 
 JSON = b"application/json"
@@ -67,11 +66,6 @@ async def read_body(receive, limit: int) -> bytes:
         chunks.append(chunk)
         if not msg.get("more_body", False):
             return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
-def decode_body(body: bytes, encoding: str | None, limit: int) -> bytes:
-    """Inflate a gzip/deflate body (its inflated size bounded by the same limit)."""
-    return decompress(body, encoding, limit) if encoding else body
 
 
 # -- failures -------------------------------------------------------------------------------------

@@ -14,9 +14,12 @@ from typing import Sequence
 import uvicorn
 
 from ..api.app import create_app
+from ..api.connguard import uvicorn_options
 from ..logs import uvicorn_log_config
+from ..repository.url import check_store_url
 from ..settings import Settings
 from . import offline
+from . import draining
 from .flags import add_settings_flags, overrides as flag_overrides
 
 add_serve_args = add_settings_flags
@@ -55,6 +58,7 @@ def serve(args: argparse.Namespace) -> int:
     try:
         settings = Settings(**overrides)
         settings.check()
+        check_store_url(settings.model_store)       # s3:/x is never taken as a directory
     except ValueError as e:
         print(f"hybridserve: {e}", file=sys.stderr)
         return 2
@@ -71,7 +75,8 @@ def serve(args: argparse.Namespace) -> int:
     common = dict(host=settings.host, port=settings.port, log_level=settings.log_level,
                   access_log=settings.access_log,
                   log_config=uvicorn_log_config(settings.log_level, settings.log_json),
-                  timeout_graceful_shutdown=int(settings.graceful_timeout_s))
+                  timeout_graceful_shutdown=int(settings.graceful_timeout_s),
+                  **uvicorn_options(settings))      # header/body timeouts, connection cap
     if settings.workers > 1:
         # workers are separate processes: hand them the settings through the environment
         # (each worker polls the store manifest, HYBRIDSERVE_STORE_POLL_S, to stay in step)
@@ -81,7 +86,7 @@ def serve(args: argparse.Namespace) -> int:
         uvicorn.run("service.api.app:create_app_from_env", factory=True, workers=settings.workers,
                     **common)
     else:
-        uvicorn.run(create_app(settings), **common)
+        draining.run(create_app(settings), settings.drain_s, **common)
     return 0
 
 

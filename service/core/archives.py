@@ -135,8 +135,8 @@ def _vet(archive: Path, name: str, served: dict[str, list]):
 async def import_dropped(core: Core) -> None:
     """Import every new or changed `<store>/*.mar` (a `Core.before_poll` hook)."""
     store = core.store
-    if store.read_only:
-        return
+    if store.read_only or not isinstance(store, ModelStore):
+        return          # archives are dropped into a directory store (not a bucket)
     loop = asyncio.get_running_loop()
     for archive in await loop.run_in_executor(None, claim, store):
         name = None

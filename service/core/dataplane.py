@@ -29,7 +29,7 @@ import asyncio
 import time
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, TypeVar, overload
+from typing import Callable, Iterator, TypeVar, overload
 
 import numpy as np
 
@@ -195,7 +195,7 @@ class DataPlane:
         s = self.settings
         return await self._bounded(self._submit(
             mv, inspect_model, mv.runner, arrays, req.parameters,
-            s.inspect_max_records, s.inspect_max_values))
+            s.inspect_max_records, s.inspect_max_values, s.inspect_max_response_bytes))
 
 
 @contextmanager

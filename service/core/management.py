@@ -273,7 +273,9 @@ async def unload(core: Core, name: str) -> None:
     async with core.mgmt_lock(name):
         await core.registry.unload(name)
         if not core.store.read_only and core.store.exists(name):
-            await _run(core.store.set_state, name, UNLOADED)
+            with disk_full_is_507(f"unload of model '{name}'", "unloaded on this replica "
+                                  "only"):
+                await _run(core.store.set_state, name, UNLOADED)
         await core.sync.mark_applied(name, state=True)
 
 
@@ -302,10 +304,13 @@ async def delete(core: Core, name: str, version: str | None = None) -> None:
             raise NotFound(f"Model with name '{name}' does not exist.")
         store.require_writable()
         await core.registry.forget(name, version)
-        if version is None:
-            await _run(store.delete_model, name)
-        else:
-            await _run(store.delete_version, name, version)
+        with disk_full_is_507(f"delete of model '{name}'", "its files may be gone while "
+                              "the store's manifest still lists them"):
+            if version is None:
+                await _run(store.delete_model, name)
+            else:
+                await _run(store.delete_version, name, version)
+        if version is not None:
             await _refill(core, name)
         await core.sync.mark_applied(name)
     log.info("deleted %s%s", name, f"/{version}" if version else "")

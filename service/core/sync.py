@@ -25,7 +25,7 @@ from typing import Callable
 
 from ..errors import ServiceError
 from ..repository.manifest import LOADED, UNLOADED, config_digest
-from ..repository.store import ModelStore
+from ..repository.backend import Store
 from ..runtime.metrics import Metrics
 from ..runtime.registry import Registry
 
@@ -45,7 +45,7 @@ Snapshot = tuple[int, dict[str, Target]]
 
 
 class StoreSync:
-    def __init__(self, store: ModelStore, registry: Registry, metrics: Metrics,
+    def __init__(self, store: Store, registry: Registry, metrics: Metrics,
                  model_lock: Callable[[str], asyncio.Lock]):
         self.store, self.registry, self.metrics = store, registry, metrics
         self.model_lock = model_lock     # the management lock of one model (Core.mgmt_lock)

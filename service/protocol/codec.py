@@ -74,37 +74,49 @@ def _params(obj: Any, where: str) -> dict:
     return obj
 
 
+def request_inputs(doc: dict, max_depth: int) -> list:
+    """The document's `inputs` list (non-empty), after the depth check of everything but
+    tensor `data` (NumPy refuses > 64 dims by itself, and orjson anything past 1024 levels)."""
+    raw_inputs = doc.get("inputs")
+    if not isinstance(raw_inputs, list) or not raw_inputs:
+        raise BadRequest("request must have a non-empty 'inputs' list")
+    check_tree_depth(doc, max_depth, "request body", _SKIP_DATA)
+    return raw_inputs
+
+
+def input_header(k: int, ri: Any, seen: set[str], max_elements: int
+                 ) -> tuple[str, str, tuple[int, ...], dict]:
+    """(name, datatype, shape, parameters) of `inputs[k]`, checked; `seen` collects names."""
+    if not isinstance(ri, dict):
+        raise BadRequest(f"inputs[{k}] must be an object")
+    name = ri.get("name")
+    if not isinstance(name, str):
+        raise BadRequest(f"inputs[{k}] needs a string 'name'")
+    if name in seen:
+        raise BadRequest(f"input '{name}' appears more than once")
+    seen.add(name)
+    datatype = ri.get("datatype")
+    if not isinstance(datatype, str):
+        raise BadRequest(f"input '{name}' needs a string 'datatype'")
+    shape = check_shape(name, ri.get("shape"), max_elements)
+    ip = _params(ri.get("parameters"), f"input '{name}'")
+    if "shared_memory_region" in ip:
+        raise BadRequest("shared-memory inputs are not supported by this server")
+    return name, datatype, shape, ip
+
+
 def parse_request(body: bytes, header_length: str | None, max_elements: int,
                   max_depth: int = 64) -> InferRequest:
     """Parse an infer (or inspect) request body into arrays."""
     head, tail = split_body(body, header_length)
     doc = load_json(head)
-    raw_inputs = doc.get("inputs")
-    if not isinstance(raw_inputs, list) or not raw_inputs:
-        raise BadRequest("request must have a non-empty 'inputs' list")
-    # nesting depth of everything but tensor `data` (NumPy refuses > 64 dims by itself, and
-    # orjson anything past 1024 levels)
-    check_tree_depth(doc, max_depth, "request body", _SKIP_DATA)
+    raw_inputs = request_inputs(doc, max_depth)
     params = _params(doc.get("parameters"), "request")
     inputs: list[InferInput] = []
     pos = 0
     seen: set[str] = set()
     for k, ri in enumerate(raw_inputs):
-        if not isinstance(ri, dict):
-            raise BadRequest(f"inputs[{k}] must be an object")
-        name = ri.get("name")
-        if not isinstance(name, str):
-            raise BadRequest(f"inputs[{k}] needs a string 'name'")
-        if name in seen:
-            raise BadRequest(f"input '{name}' appears more than once")
-        seen.add(name)
-        datatype = ri.get("datatype")
-        if not isinstance(datatype, str):
-            raise BadRequest(f"input '{name}' needs a string 'datatype'")
-        shape = check_shape(name, ri.get("shape"), max_elements)
-        ip = _params(ri.get("parameters"), f"input '{name}'")
-        if "shared_memory_region" in ip:
-            raise BadRequest("shared-memory inputs are not supported by this server")
+        name, datatype, shape, ip = input_header(k, ri, seen, max_elements)
         size = ip.get("binary_data_size")
         if size is not None:
             if not isinstance(size, int) or isinstance(size, bool) or size < 0:

@@ -57,9 +57,14 @@ def decode_json(name: str, datatype: str, shape: tuple[int, ...], data) -> np.nd
     except (ValueError, TypeError, OverflowError) as e:
         raise BadRequest(f"Unable to parse 'data' of input '{name}' as {datatype}: {e}"[:400]) from None
     if arr.size != count:
-        raise BadRequest(f"Failed to parse 'data' field of input '{name}': shape {list(shape)} "
-                         f"needs {count} elements, got {arr.size}")
+        raise wrong_count(name, shape, arr.size)
     return arr.reshape(shape)
+
+
+def wrong_count(name: str, shape: tuple[int, ...], got: int) -> BadRequest:
+    """A `data` field holding another number of elements than its shape needs."""
+    return BadRequest(f"Failed to parse 'data' field of input '{name}': shape {list(shape)} "
+                      f"needs {math.prod(shape)} elements, got {got}")
 
 
 def decode_binary(name: str, datatype: str, shape: tuple[int, ...], buf: memoryview) -> np.ndarray:

@@ -3,7 +3,8 @@ itself when it reaches that point (a crash at that exact moment of an upload, a 
 manifest write). Unset (always, outside tests) it is a dict lookup.
 
 Points: upload.received, upload.validated, commit.renamed, commit.config, commit.replaced,
-delete.trashed, manifest.tmp_written.
+delete.trashed, manifest.tmp_written; an object store's (objstore.py): commit.uploaded,
+delete.claimed, manifest.written.
 """
 from __future__ import annotations
 

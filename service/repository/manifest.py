@@ -57,10 +57,39 @@ class ModelEntry:
 class Manifest:
     generation: int = 0
     models: dict[str, ModelEntry] = field(default_factory=dict)
+    # an object store's writes in progress (objstore.py): "<model>/<version>" or "<model>/*"
+    # → {"owner": owner prefix, "since": unix time}; hidden from every replica until done
+    pending: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def doc(self) -> dict[str, Any]:
-        return {"format": 1, "generation": self.generation,
-                "models": {n: e.doc() for n, e in sorted(self.models.items())}}
+        d: dict[str, Any] = {"format": 1, "generation": self.generation,
+                             "models": {n: e.doc() for n, e in sorted(self.models.items())}}
+        if self.pending:
+            d["pending"] = dict(sorted(self.pending.items()))
+        return d
+
+    def to_bytes(self) -> bytes:
+        return orjson.dumps(self.doc(), option=orjson.OPT_INDENT_2)
+
+
+KEEP: Any = object()        # next_manifest(override=KEEP): the model's override stays as it is
+
+
+def next_manifest(old: Manifest | None, found: dict[str, tuple[tuple[str, ...], str | None]],
+                  name: str | None = None, state: str | None = None, bump: bool = False,
+                  override: object = KEEP) -> Manifest:
+    """The manifest after a change: `found` is what the store holds ({model: (versions,
+    config digest)}); each model's desired state, epoch and override carry over; `name` gets
+    `state`/`bump`/`override`. Generation + 1; pending writes carry over."""
+    old = old or Manifest()
+    models = {}
+    for m, (versions, digest) in found.items():
+        prev = old.models.get(m, ModelEntry())
+        st = state if (m == name and state is not None) else prev.state
+        ov = override if (m == name and override is not KEEP) else prev.override
+        models[m] = ModelEntry(tuple(versions), st, digest,
+                               prev.epoch + (1 if m == name and bump else 0), ov)
+    return Manifest(old.generation + 1, models, dict(old.pending))
 
 
 def config_digest(raw: bytes | None) -> str | None:
@@ -83,17 +112,13 @@ def _entry(doc: Any) -> ModelEntry | None:
     return ModelEntry(tuple(vs), state, dig, epoch, override)
 
 
-def read_manifest(root: Path) -> Manifest | None:
-    """The manifest, or None when missing or unreadable (callers then use the directories)."""
-    p = root / MANIFEST
+def parse_manifest(raw: bytes, where: str) -> Manifest | None:
+    """A manifest document, or None when it is not one (a store edited by hand: callers then
+    use what the store holds)."""
     try:
-        with open(p, "rb") as f:
-            raw = f.read(_MAX_MANIFEST_BYTES + 1)
         doc = orjson.loads(raw) if len(raw) <= _MAX_MANIFEST_BYTES else None
-    except FileNotFoundError:
-        return None
-    except (OSError, orjson.JSONDecodeError) as e:
-        log.warning("ignoring unreadable store manifest %s: %s", p, e)
+    except orjson.JSONDecodeError as e:
+        log.warning("ignoring unreadable store manifest %s: %s", where, e)
         return None
     if not isinstance(doc, dict) or not isinstance(doc.get("generation"), int):
         return None
@@ -102,7 +127,24 @@ def read_manifest(root: Path) -> Manifest | None:
         entry = _entry(e)
         if isinstance(name, str) and entry is not None:
             models[name] = entry
-    return Manifest(doc["generation"], models)
+    pending = doc.get("pending")
+    pending = {k: v for k, v in pending.items() if isinstance(k, str) and isinstance(v, dict)
+               } if isinstance(pending, dict) else {}
+    return Manifest(doc["generation"], models, pending)
+
+
+def read_manifest(root: Path) -> Manifest | None:
+    """The manifest, or None when missing or unreadable (callers then use the directories)."""
+    p = root / MANIFEST
+    try:
+        with open(p, "rb") as f:
+            raw = f.read(_MAX_MANIFEST_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        log.warning("ignoring unreadable store manifest %s: %s", p, e)
+        return None
+    return parse_manifest(raw, str(p))
 
 
 def write_atomic(path: Path, data: bytes, crash_point: str | None = None) -> None:
@@ -114,8 +156,7 @@ def write_atomic(path: Path, data: bytes, crash_point: str | None = None) -> Non
 
 
 def write_manifest(root: Path, m: Manifest) -> None:
-    write_atomic(root / MANIFEST, orjson.dumps(m.doc(), option=orjson.OPT_INDENT_2),
-                 crash_point="manifest.tmp_written")
+    write_atomic(root / MANIFEST, m.to_bytes(), crash_point="manifest.tmp_written")
 
 
 class StoreLock:

@@ -33,18 +33,24 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def owner_gone(name: str, at_startup: bool = False) -> bool:
+    """True if the owner named at the start of `name` is a process of this host that is gone
+    (or an earlier incarnation of this very pid, at startup: we have created nothing yet)."""
+    m = _OWNED.match(name)
+    if m and m["host"] == _HOST:
+        pid = int(m["pid"])
+        if pid == os.getpid():
+            return at_startup
+        return not _alive(pid)
+    return False
+
+
 def is_stale(p: Path, stale_s: float, at_startup: bool = False,
              now: float | None = None) -> bool:
     """True if nobody can still be writing `p`: its owner on this host is gone (or is an
     earlier incarnation of this very pid, at startup), or it is older than `stale_s`."""
-    m = _OWNED.match(p.name)
-    if m and m["host"] == _HOST:
-        pid = int(m["pid"])
-        if pid == os.getpid():
-            if at_startup:          # we have created nothing yet: a previous life's debris
-                return True
-        elif not _alive(pid):
-            return True
+    if owner_gone(p.name, at_startup):
+        return True
     try:
         age = (now or time.time()) - p.lstat().st_mtime
     except FileNotFoundError:

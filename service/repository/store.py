@@ -22,8 +22,9 @@ from typing import Iterator, NamedTuple
 
 from ..errors import BadRequest, Conflict, Forbidden, InsufficientStorage, NotFound
 from . import faults
-from .config import ModelConfig, parse_config
-from .manifest import (LOADED, Manifest, ModelEntry, StoreLock, config_digest,
+from .config import ModelConfig
+from .configs import ConfigReading
+from .manifest import (KEEP, LOADED, Manifest, StoreLock, config_digest, next_manifest,
                        read_manifest, write_atomic, write_manifest)
 from .owner import owner_prefix
 
@@ -33,7 +34,7 @@ _PARAMS_RE = re.compile(r"^(?P<prefix>.+)-(?P<epoch>[0-9]{4,})\.params$")
 RESERVED = {"stats"}                 # would collide with GET /v2/models/stats
 STAGING, TRASH = ".staging", ".trash"
 CONFIG = "config.json"
-_KEEP = object()      # publish(override=_KEEP): the model's override stays as it is
+_KEEP = KEEP          # publish(override=_KEEP): the model's override stays as it is
 RESTORE = "restore="                 # trash entry of a replaced version: `restore=<model>=<v>`
 
 
@@ -61,17 +62,18 @@ _DISK_FULL = {errno.ENOSPC, errno.EDQUOT}
 
 
 @contextmanager
-def disk_full_is_507(what: str) -> Iterator[None]:
+def disk_full_is_507(what: str, left: str = "nothing was written") -> Iterator[None]:
     """A full disk or quota while writing to the store is the server's lack of room (507,
-    retry once space is freed), not a crash: callers discard what they staged first."""
+    retry once space is freed), not a crash: callers discard what they staged first;
+    `left` says what the store holds then."""
     try:
         yield
     except OSError as e:
         if e.errno not in _DISK_FULL:
             raise
         raise InsufficientStorage(f"{what}: the model store's disk is full "
-                                  f"({os.strerror(e.errno)}); nothing was written. Free space "
-                                  "(or raise the quota) and send it again") from None
+                                  f"({os.strerror(e.errno)}); {left}. Free space (or raise "
+                                  "the quota) and send it again") from None
 
 
 class ModelFiles(NamedTuple):
@@ -110,7 +112,7 @@ def _ident(p: Path) -> tuple | None:
     return (st.st_ino, st.st_mtime_ns, st.st_size if not p.is_dir() else 0)
 
 
-class ModelStore:
+class ModelStore(ConfigReading):
     def __init__(self, root: str | os.PathLike, create: bool = True,
                  read_only: bool | None = None, stale_s: float = 3600.0,
                  max_config_bytes: int = 1 << 20):
@@ -125,6 +127,10 @@ class ModelStore:
         self.stale_s, self.max_config_bytes = stale_s, max_config_bytes
         self.read_only = self._detect_read_only() if read_only is None else read_only
         self.lock = StoreLock(self.root)  # serialises commits across threads and processes
+
+    @property
+    def location(self) -> str:
+        return str(self.root)
 
     def _detect_read_only(self) -> bool:
         """Without writing anything: a read-only mount, or no write permission."""
@@ -196,23 +202,6 @@ class ModelStore:
         if f.stat().st_size > limit:
             raise BadRequest(f"config of model '{name}' is over {limit} bytes")
         return f.read_bytes()
-
-    def read_config(self, name: str) -> ModelConfig | None:
-        raw = self.config_bytes(name)
-        return None if raw is None else parse_config(raw, f"config of model '{name}'")
-
-    def override(self, name: str) -> str | None:
-        """The config a `load` gave this model for that load (manifest), if one is active."""
-        man = self.manifest()
-        entry = man.models.get(name) if man is not None else None
-        return entry.override if entry is not None else None
-
-    def effective_config(self, name: str) -> ModelConfig | None:
-        """What the model is served with: an active load override, else config.json."""
-        raw = self.override(name)
-        if raw is None:
-            return self.read_config(name)
-        return parse_config(raw, f"config override of model '{name}'")
 
     def files(self, name: str, version: str) -> ModelFiles:
         d = self.version_dir(name, version)
@@ -390,21 +379,16 @@ class ModelStore:
         Generation + 1."""
         with self.lock:
             current = read_manifest(self.root)
-            old = current or Manifest()
-            models = {}
+            found = {}
             for m in self.models():
-                prev = old.models.get(m, ModelEntry())
-                st = state if (m == name and state is not None) else prev.state
                 try:
                     digest = config_digest(self.config_bytes(m))
                 except (OSError, BadRequest):
                     digest = "unreadable"
-                ov = override if (m == name and override is not _KEEP) else prev.override
-                models[m] = ModelEntry(tuple(self.versions(m)), st, digest,
-                                       prev.epoch + (1 if m == name and bump else 0), ov)
-            if if_changed and current is not None and current.models == models:
+                found[m] = (tuple(self.versions(m)), digest)
+            new = next_manifest(current, found, name, state, bump, override)
+            if if_changed and current is not None and current.models == new.models:
                 return current
-            new = Manifest(old.generation + 1, models)
             write_manifest(self.root, new)
             return new
 

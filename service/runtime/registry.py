@@ -19,7 +19,8 @@ from typing import Callable
 from ..errors import (BadRequest, InsufficientStorage, NotFound, ServiceError, Unavailable,
                       VersionUnavailable)
 from ..repository.config import ModelConfig, VersionPolicy
-from ..repository.store import ModelFiles, ModelStore, check_name
+from ..repository.backend import Store
+from ..repository.store import ModelFiles, check_name
 from ..settings import Settings
 from . import memory
 from .batching import Batcher
@@ -74,7 +75,7 @@ def load_limits(s: Settings) -> dict:
 
 
 class Registry:
-    def __init__(self, store: ModelStore, settings: Settings, metrics: Metrics,
+    def __init__(self, store: Store, settings: Settings, metrics: Metrics,
                  infer_pool: ThreadPoolExecutor, outstanding: Callable[[], int] | None = None):
         """`outstanding()`: the inference requests the server holds now (every model), for
         the batchers' closed-loop rule (Batcher's `outstanding`)."""
@@ -270,7 +271,10 @@ class Registry:
         ident = None
         try:
             ident = self.store.version_ident(name, version)
-            runner = await self.load_runner(name, version, self.store.files(name, version), cfg)
+            # an object store downloads the files (its read cache): off the event loop
+            files = await asyncio.get_running_loop().run_in_executor(
+                self.load_pool, self.store.files, name, version)
+            runner = await self.load_runner(name, version, files, cfg)
         except ServiceError as e:
             return self._load_failed(name, version, old, e, ident)
         mv = await self._serve(name, version, runner, ident)

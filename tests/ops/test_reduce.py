@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from framework import np as np_
 from framework.ops import get_op
 from _helpers import close, rnd, run_op
 
@@ -90,9 +91,17 @@ def test_np_reduce_attr_spelling():
 
 
 def test_std_var():
-    close(run_op("_npi_std", X, axis=(1,)), X.std(axis=1), rtol=1e-4)
-    close(run_op("_npi_var", X, axis=(1, 2), ddof=1), X.var(axis=(1, 2), ddof=1), rtol=1e-4)
-    assert run_op("_npi_var", X, keepdims=True).shape == (1, 1, 1, 1)
+    """As MXNet 2.0: the statistic, and the mean it is taken about as a hidden second output."""
+    std, mean = run_op("_npi_std", X, axis=(1,))
+    close(std, X.std(axis=1), rtol=1e-4)
+    close(mean, X.mean(axis=1), rtol=1e-4)
+    var, mean = run_op("_npi_var", X, axis=(1, 2), ddof=1)
+    close(var, X.var(axis=(1, 2), ddof=1), rtol=1e-4)
+    close(mean, X.mean(axis=(1, 2)), rtol=1e-4)
+    assert [o.shape for o in run_op("_npi_var", X, keepdims=True)] == [(1, 1, 1, 1)] * 2
+    op = get_op("_npi_std")
+    assert op.n_outputs(op.parse_attrs({})) == 2 and op.n_visible(op.parse_attrs({})) == 1
+    close(np_.std(np_.array(X), axis=1).asnumpy(), X.std(axis=1), rtol=1e-4)   # front-end: 1
 
 
 def test_np_argmax_int64():
@@ -122,5 +131,14 @@ def test_any_all_cumsum():
     (2, 2, (2, 3), lambda x: np.linalg.norm(x, "nuc", axis=(2, 3))),
 ])
 def test_np_norm(flag, ordv, axis, ref):
-    close(run_op("_npi_norm", X, ord=ordv, axis=axis, flag=flag), ref(X.astype(np.float64)),
-          rtol=1e-4)
+    """The norm, then MXNet 2.0's three hidden workspace outputs (their shapes: SVD factors
+    for a matrix 2-norm, empty for a vector norm)."""
+    out, *hidden = run_op("_npi_norm", X, ord=ordv, axis=axis, flag=flag)
+    close(out, ref(X.astype(np.float64)), rtol=1e-4)
+    if axis is not None and len(axis) == 2 and ordv == 2:
+        r, c = X.shape[2], X.shape[3]
+        assert [h.shape for h in hidden] == [(X.shape[0] * X.shape[1], r, r),
+                                             (X.shape[0] * X.shape[1], min(r, c)),
+                                             (X.shape[0] * X.shape[1], r, c)]
+    elif axis is None or len(axis) == 1:
+        assert [h.size for h in hidden] == [0, 0, 0]

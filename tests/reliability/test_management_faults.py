@@ -4,28 +4,25 @@ fresh processes, a real tmpfs, a replica race under traffic. Figures print in th
 "reliability figures" section (tests/reliability/RESULTS.md keeps a table of them)."""
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 import sys
 import threading
 import time
-import zipfile
 from collections import Counter
-from pathlib import Path
 
 import httpx
 import numpy as np
 import pytest
 
+from mgmt_fixtures import archive_named, small_tmpfs
 from serverproc import ROOT, STORE, copy_store, infer_json
 
 from .relutil import MX1, inproc_server, record, snapshot
 
 pytestmark = pytest.mark.slow
 X = np.zeros((1, 512), np.float32)
-MAR = ROOT / "tests" / "fixtures" / "mar"
 
 
 def _mlp_files() -> dict:
@@ -36,14 +33,7 @@ def _mlp_files() -> dict:
 
 def test_full_disk_upload(tmp_path):
     """4: a 4 MiB tmpfs filled up to 200 KB of room; a 660 KB upload; then space freed."""
-    mnt = tmp_path / "tmpfs"
-    mnt.mkdir()
-    try:
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)],
-                       check=True, capture_output=True, timeout=20)
-    except (OSError, subprocess.SubprocessError) as e:
-        pytest.skip(f"cannot mount a tmpfs here ({e})")
-    try:
+    with small_tmpfs(tmp_path / "tmpfs") as mnt:
         store = copy_store(mnt / "store", ("mlp",))
         with inproc_server(store) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
             st = os.statvfs(mnt)
@@ -54,8 +44,6 @@ def test_full_disk_upload(tmp_path):
             served = c.post("/v2/models/mlp/infer", json=infer_json("mlp", X)).status_code
             (mnt / "filler").unlink()
             freed = c.post("/v2/repository/models/mlp2/upload", files=_mlp_files())
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False, timeout=20)
     assert full.status_code == 507 and unchanged and served == 200 and freed.status_code == 201
     record("mgmt", "4 full disk during upload (4 MiB tmpfs)", full=full.status_code,
            store_unchanged=unchanged, earlier_model=served, after_freeing=freed.status_code,
@@ -132,26 +120,13 @@ def test_override_ends_at_the_next_plain_load(tmp_path):
            with_config=" → ".join(got[True]), without_config=" → ".join(got[False]))
 
 
-def _archive_named(model: str) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(MAR / "mms_mlp.mar") as src, zipfile.ZipFile(buf, "w") as dst:
-        for info in src.infolist():
-            data = src.read(info.filename)
-            if info.filename == "MAR-INF/MANIFEST.json":
-                doc = json.loads(data)
-                doc["model"]["modelName"] = model
-                data = json.dumps(doc).encode()
-            dst.writestr(info.filename, data)
-    return buf.getvalue()
-
-
 def test_dropped_archive_named_like_a_served_model(tmp_path):
     """9: `mlp.mar` (an MMS MLP 16 → 4 whose manifest says mlp) dropped beside the demo mlp."""
     store = copy_store(tmp_path / "store", ("mlp",))
     cfg = (store / "mlp" / "config.json").read_bytes()
     with inproc_server(store, store_poll_s=0.1) as srv, \
             httpx.Client(base_url=srv.url, timeout=30) as c:
-        (store / "mlp.mar").write_bytes(_archive_named("mlp"))
+        (store / "mlp.mar").write_bytes(archive_named("mlp"))
         end = time.monotonic() + 20
         row = {}
         while time.monotonic() < end and "signature" not in row.get("reason", ""):

@@ -323,6 +323,13 @@ def test_summary_sorted_with_totals(console):
     assert 0 < n < OP_COUNT
     assert f"{n} of {OP_COUNT} layers" in page.inner_text("#summary-table tfoot")
     shot(page, "09-summary")
+    # the config-less conv net's input shape is unknown: said, then given (issue 26, 10)
+    assert want["warnings"] and page.locator(".sum-warning").count() == len(want["warnings"])
+    assert "shape=data:" in page.inner_text(".sum-warning")
+    page.fill("#sum-shape", "data:1,3,16,16")
+    page.press("#sum-shape", "Enter")
+    page.wait_for_function("() => !document.querySelector('.sum-warning')")
+    assert "(lower bound)" not in page.inner_text(".totals-card")
     page.check("#sum-text")
     pre = page.wait_for_selector("pre.summary-text")
     assert "Total params: 8406" in pre.inner_text()

@@ -11,7 +11,8 @@ from fastapi.responses import Response
 from ...core.server import Core
 from ...errors import BadRequest
 from ...limits import check_json_depth
-from ..rules import authorize, body_limit, decode_body
+from ..bodies import inflate
+from ..rules import authorize, body_limit
 
 
 def core_of(request: Request) -> Core:
@@ -26,7 +27,7 @@ def json_response(obj: Any, status: int = 200) -> Response:
 async def read_body(request: Request) -> bytes:
     """The (inflated) body; its raw size was bounded by the middleware already."""
     limit = body_limit(core_of(request).settings, request.url.path)
-    return decode_body(await request.body(), request.headers.get("content-encoding"), limit)
+    return await inflate(await request.body(), request.headers.get("content-encoding"), limit)
 
 
 async def read_json(request: Request, allow_empty: bool = True) -> dict:

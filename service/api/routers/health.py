@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 
-from ...errors import BadRequest
+from ...errors import BadRequest, Unavailable
 from ._common import core_of, json_response, require_reader, versioned
 
 # server liveness/readiness stay open even with AUTH_INFERENCE: probes (Docker HEALTHCHECK,
@@ -18,7 +18,12 @@ async def live():
 
 @router.get("/v2/health/ready")
 async def ready(request: Request):
-    if not core_of(request).registry.all_ready():
+    if getattr(request.app.state, "draining", False):    # SIGTERM: service/cli/draining.py
+        raise Unavailable("server is shutting down")
+    core = core_of(request)
+    if core.store_error is not None:       # loaded models keep serving meanwhile
+        raise Unavailable(f"server is not ready: {core.store_error}")
+    if not core.registry.all_ready():
         raise BadRequest("server is not ready: some models are still loading")
     return json_response({"ready": True})
 

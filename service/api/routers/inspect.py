@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 
-from ...protocol.codec import parse_request
+from ...runtime.trimmer import TRIMMER
+from ..bodies import infer_request
 from ...protocol.schemas import ERRORS, InferenceRequest, InspectResponse
 from ._common import core_of, inline_schema, json_response, read_body, require_admin, versioned
 
@@ -20,9 +21,15 @@ _BODY_DOC = {"requestBody": {"required": True, "content": {"application/json": {
 async def inspect(request: Request, name: str, version: str | None = None):
     core = core_of(request)
     body = await read_body(request)
-    req = parse_request(body, request.headers.get("inference-header-content-length"),
-                        core.settings.max_tensor_elements, core.settings.max_json_depth)
-    return json_response(await core.inspect(name, version, req))
+    moved = len(body)
+    try:
+        req = await infer_request(core, name, version, body,
+                                  request.headers.get("inference-header-content-length"))
+        resp = json_response(await core.inspect(name, version, req))
+        moved = max(moved, len(resp.body))
+        return resp
+    finally:
+        TRIMMER.note(moved)                  # a large one (or a refused one): memory back soon
 
 
 versioned(router, "/inspect", inspect, ["POST"], response_model=InspectResponse,

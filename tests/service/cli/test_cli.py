@@ -250,6 +250,7 @@ def test_serve_memory_budget_flag_and_env(tmp_path, monkeypatch):
     seen = []
     monkeypatch.setattr(cli, "create_app", lambda s: seen.append(s))
     monkeypatch.setattr(cli.uvicorn, "run", lambda *a, **k: None)
+    monkeypatch.setattr(cli.draining, "run", lambda *a, **k: None)
     monkeypatch.setenv("HYBRIDSERVE_GRPC_PORT", "0")      # 8001 may be anyone's on this host
     assert cli.main(["serve", "--model-store", str(tmp_path), "--memory-budget", "3GiB"]) == 0
     monkeypatch.setenv("HYBRIDSERVE_MEMORY_BUDGET", "200MB")

@@ -7,13 +7,13 @@ from __future__ import annotations
 import errno
 import json
 import os
-import subprocess
 import uuid
 
 import httpx
 import numpy as np
 import pytest
 
+from mgmt_fixtures import small_tmpfs
 from serverproc import STORE, copy_store, infer_json, inproc_server
 from service.core import management
 from service.repository.store import ModelStore
@@ -96,28 +96,17 @@ def test_full_disk_at_commit_leaves_the_model_as_it_was(tmp_path, monkeypatch, e
         assert r.status_code == 201 and r.json()["version"] == "2", r.text
 
 
-@pytest.fixture
-def small_tmpfs(tmp_path):
-    """A 4 MiB tmpfs (needs root and mount); skipped where it cannot be mounted."""
-    mnt = tmp_path / "tmpfs"
-    mnt.mkdir()
-    try:
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)],
-                       check=True, capture_output=True, timeout=20)
-    except (OSError, subprocess.SubprocessError) as e:
-        pytest.skip(f"cannot mount a tmpfs here ({e})")
-    try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False, timeout=20)
-
-
 @pytest.mark.slow
-def test_a_really_full_disk_is_507_and_the_upload_works_once_freed(small_tmpfs):
-    store = copy_store(small_tmpfs / "store", ("mlp",))
-    filler = small_tmpfs / f"filler-{uuid.uuid4().hex}"
+def test_a_really_full_disk_is_507_and_the_upload_works_once_freed(tmp_path):
+    with small_tmpfs(tmp_path / "tmpfs") as mnt:
+        _fill_and_free(mnt)
+
+
+def _fill_and_free(mnt) -> None:
+    store = copy_store(mnt / "store", ("mlp",))
+    filler = mnt / f"filler-{uuid.uuid4().hex}"
     with inproc_server(store) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
-        st = os.statvfs(small_tmpfs)
+        st = os.statvfs(mnt)
         room = st.f_bavail * st.f_frsize
         with open(filler, "wb") as f:          # leave ~200 KB: less than the params file
             f.write(b"\0" * max(0, room - 200_000))
@@ -128,3 +117,15 @@ def test_a_really_full_disk_is_507_and_the_upload_works_once_freed(small_tmpfs):
         r = c.post("/v2/repository/models/mlp2/upload", files=_files())
         assert r.status_code == 201, r.text
         assert c.post("/v2/models/mlp2/infer", json=infer_json("mlp2", X)).status_code == 200
+
+
+def test_full_disk_on_unload_and_delete_is_507(tmp_path, monkeypatch):
+    """The manifest they rewrite does not fit: 507, not a 500 with a traceback."""
+    store = copy_store(tmp_path / "store", ("mlp",))
+    with inproc_server(store) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
+        def full(self, *a, **k):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(ModelStore, "publish", full)
+        for r in (c.post("/v2/repository/models/mlp/unload"), c.delete("/v2/models/mlp")):
+            assert r.status_code == 507 and "disk is full" in r.json()["error"], r.text

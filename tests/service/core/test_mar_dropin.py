@@ -2,7 +2,6 @@
 poll, named by their manifest, once per archive content; a refused one is recorded, not retried."""
 from __future__ import annotations
 
-import io
 import json
 import logging
 import shutil
@@ -13,6 +12,7 @@ import httpx
 import numpy as np
 
 from fixture_util import FIXTURES
+from mgmt_fixtures import archive_named
 from serverproc import copy_store, infer_json, inproc_server
 from service.core.archives import RECORD
 
@@ -54,20 +54,6 @@ def test_dropped_archives_imported_at_startup_and_on_poll(tmp_path):
         assert (store / "anything.mar").is_file()          # the dropped file stays
 
 
-def _renamed(model: str) -> bytes:
-    """The sample MLP archive with its manifest naming `model`."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(MAR / "mms_mlp.mar") as src, zipfile.ZipFile(buf, "w") as dst:
-        for info in src.infolist():
-            data = src.read(info.filename)
-            if info.filename == "MAR-INF/MANIFEST.json":
-                doc = json.loads(data)
-                doc["model"]["modelName"] = model
-                data = json.dumps(doc).encode()
-            dst.writestr(info.filename, data)
-    return buf.getvalue()
-
-
 class _Records(logging.Handler):
     def __init__(self):
         super().__init__(logging.WARNING)
@@ -85,7 +71,7 @@ def test_a_dropped_archive_never_rewrites_a_served_model(tmp_path):
             httpx.Client(base_url=srv.url, timeout=30) as http:
         seen = _Records()
         logging.getLogger("hybridserve.archives").addHandler(seen)
-        (store / "mlp.mar").write_bytes(_renamed("mlp"))      # another signature: refused
+        (store / "mlp.mar").write_bytes(archive_named("mlp"))      # another signature: refused
         assert _wait(lambda: (store / RECORD).is_file() and (
             json.loads((store / RECORD).read_text()).get("mlp.mar") or {}).get("state") == "refused")
         record = json.loads((store / RECORD).read_text())["mlp.mar"]
