@@ -3,6 +3,7 @@ Each field's `description` is its `serve --help` text (cli/flags.py); comments s
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Literal, Optional
 
 from pydantic import ByteSize, Field, SecretStr, field_validator
