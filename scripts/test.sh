@@ -9,4 +9,7 @@ if [ "${HYBRIDSERVE_SKIP_SYSTEM_DEPS:-0}" != 1 ]; then
   bash scripts/install_system_deps.sh || echo "system packages not installed; dependent tests skip"
 fi
 bash scripts/setup.sh
+# test clients that pin their own protobuf (KServe's SDK) in .venv-clients; without it their
+# tests skip and say why
+bash tests/clients/setup.sh || echo "test clients not installed; their tests skip"
 exec .venv/bin/python -m pytest -q -m "not slow and not interop" --timeout=600 "$@"

@@ -3,6 +3,7 @@ Each field's `description` is its `serve --help` text (cli/flags.py); comments s
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Literal, Optional
 
 from pydantic import ByteSize, Field, SecretStr, field_validator
@@ -47,6 +48,16 @@ class Settings(BaseSettings):
     # (service/cli/draining.py); Kubernetes' preStop sleep does the same from outside
     drain_s: float = Field(0.0, description=
         "seconds readiness answers 503 at SIGTERM before the server stops accepting")
+    # the Open Inference Protocol's gRPC API beside HTTP, on the same host; its largest
+    # message is max_body_bytes. TLS when both files are given (PEM)
+    grpc_port: int = Field(8001, ge=0, le=65535, description=
+        "TCP port of the gRPC API (Open Inference Protocol + Triton extensions; 0: off)")
+    grpc_tls_cert: Optional[Path] = Field(None, description=
+        "PEM certificate chain for gRPC over TLS (with --grpc-tls-key)")
+    grpc_tls_key: Optional[Path] = Field(None, description=
+        "PEM private key for gRPC over TLS (with --grpc-tls-cert)")
+    grpc_reflection: bool = Field(False, description=
+        "serve gRPC server reflection (for grpcurl and the like)")
 
     # model lifecycle
     load_on_startup: bool = Field(True, description="load every model of the store at startup")
@@ -205,3 +216,9 @@ class Settings(BaseSettings):
         if self.auth_inference and self.auth_token is None:
             raise ValueError("HYBRIDSERVE_AUTH_INFERENCE=true needs HYBRIDSERVE_AUTH_TOKEN: "
                              "without a token nobody could be let in")
+        if (self.grpc_tls_cert is None) != (self.grpc_tls_key is None):
+            raise ValueError("gRPC TLS needs both HYBRIDSERVE_GRPC_TLS_CERT and "
+                             "HYBRIDSERVE_GRPC_TLS_KEY")
+        if self.grpc_port and self.grpc_port == self.port:
+            raise ValueError(f"--grpc-port {self.grpc_port} is the HTTP --port too: choose "
+                             "another (0 turns gRPC off)")

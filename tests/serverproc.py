@@ -51,9 +51,10 @@ def copy_store(dst: Path, models: tuple[str, ...] | None = None) -> Path:
 def inproc_server(store: Path, protocol: type | None = None, **overrides
                   ) -> Iterator[SimpleNamespace]:
     """uvicorn serving `create_app(Settings(...))` in a thread (no signal handlers off the main
-    thread); yields url, hostport, store, app, core and settings. `overrides` are Settings
-    fields (defaults here: warning log level, 2 inference threads); `protocol` one of
-    service/api/connguard's HTTP protocol classes (default: the one `serve` uses)."""
+    thread); yields url, hostport, grpc (its gRPC host:port), store, app, core and settings.
+    `overrides` are Settings fields (defaults here: warning log level, 2 inference threads,
+    gRPC on a free port); `protocol` one of service/api/connguard's HTTP protocol classes
+    (default: the one `serve` uses)."""
     import uvicorn
 
     from service.api.app import create_app
@@ -61,7 +62,7 @@ def inproc_server(store: Path, protocol: type | None = None, **overrides
     from service.settings import Settings
     port = free_port()
     settings = Settings(**{"model_store": store, "port": port, "log_level": "warning",
-                           "inference_threads": 2, **overrides})
+                           "inference_threads": 2, "grpc_port": free_port(), **overrides})
     app = create_app(settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                            log_level=settings.log_level, access_log=False,
@@ -76,6 +77,7 @@ def inproc_server(store: Path, protocol: type | None = None, **overrides
         time.sleep(0.02)
     try:
         yield SimpleNamespace(url=f"http://127.0.0.1:{port}", hostport=f"127.0.0.1:{port}",
+                              grpc=f"127.0.0.1:{settings.grpc_port}",
                               store=store, app=app, core=app.state.core, settings=settings)
     finally:
         server.should_exit = True
@@ -90,7 +92,9 @@ class ServerProc:
         self.url = f"http://127.0.0.1:{self.port}"
         # nothing from the caller's HYBRIDSERVE_* settings (e.g. a token) leaks in
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("HYBRIDSERVE_")}
-        self.env.update(HYBRIDSERVE_INFERENCE_THREADS="1", PYTHONPATH=str(ROOT))
+        # gRPC off unless a test asks for it (its default port 8001 is one per host)
+        self.env.update(HYBRIDSERVE_INFERENCE_THREADS="1", HYBRIDSERVE_GRPC_PORT="0",
+                        PYTHONPATH=str(ROOT))
         self.env.update(env or {})
         self.proc: subprocess.Popen | None = None
 

@@ -128,6 +128,7 @@ class Server:
     proc: subprocess.Popen | None = None
     known: dict = field(default_factory=dict)      # descendants seen so far: pid → cmdline
     error: str | None = None
+    grpc_port: int | None = None        # hybridserve's gRPC API
 
     @property
     def base(self) -> str:
@@ -223,11 +224,14 @@ def project_python() -> str:
 # -- servers -------------------------------------------------------------------------------------
 def hybridserve(key: str, workers: int, store: Path, tmp: Path, extra_env: dict,
                 suffix: str = "") -> Server:
-    port = free_port()
-    return Server(key, f"hybridserve {workers}w{suffix}", [project_python(), "-m", "service",
-                  "--model-store", str(store), "--host", "127.0.0.1", "--port", str(port),
-                  "--workers", str(workers), "--log-level", "warning"], port,
-                  env=extra_env, ready_path="/v2/health/ready", log_path=tmp / f"{key}.log")
+    port, grpc_port = free_port(), free_port()
+    s = Server(key, f"hybridserve {workers}w{suffix}", [project_python(), "-m", "service",
+               "--model-store", str(store), "--host", "127.0.0.1", "--port", str(port),
+               "--workers", str(workers), "--log-level", "warning",
+               "--grpc-port", str(grpc_port)], port,
+               env=extra_env, ready_path="/v2/health/ready", log_path=tmp / f"{key}.log",
+               grpc_port=grpc_port)
+    return s
 
 
 def echo(key: str, workers: int, tmp: Path) -> Server:

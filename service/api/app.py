@@ -18,6 +18,7 @@ from ..core.server import Core
 from ..errors import ServiceError
 from ..settings import Settings
 from . import fastpath, openapi
+from .grpc import server as grpc_server
 from .middleware import LimitsMiddleware
 from .routers import (health, inference, inspect, metadata, metrics, models, repository, stats,
                       summary)
@@ -77,11 +78,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        grpc = grpc_server.GrpcServer(core) if settings.grpc_port else None
         await core.start()
         log.info("serving %d model(s) from %s", len(core.registry.models), core.store.location)
         try:
+            if grpc is not None:
+                await grpc.start()
             yield
         finally:
+            if grpc is not None:            # drain gRPC calls before the core goes away
+                await grpc.stop()
             await core.stop()
 
     extra = {}

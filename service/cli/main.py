@@ -25,7 +25,7 @@ from .flags import add_settings_flags, overrides as flag_overrides
 add_serve_args = add_settings_flags
 
 
-def port_problem(host: str, port: int) -> str | None:
+def port_problem(host: str, port: int, flag: str = "--port") -> str | None:
     """Why `host:port` cannot be bound now (None: it can) — checked before any model loads."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
@@ -39,7 +39,7 @@ def port_problem(host: str, port: int) -> str | None:
         except OSError as e:
             if e.errno == errno.EADDRINUSE:
                 return (f"port {port} on {host} is already in use (another hybridserve?): "
-                        f"stop it or choose another --port")
+                        f"stop it or choose another {flag}")
             return f"cannot listen on {host}:{port}: {e.strerror}"
     return None
 
@@ -63,6 +63,8 @@ def serve(args: argparse.Namespace) -> int:
         print(f"hybridserve: {e}", file=sys.stderr)
         return 2
     problem = port_problem(settings.host, settings.port)
+    if problem is None and settings.grpc_port:
+        problem = port_problem(settings.host, settings.grpc_port, "--grpc-port (0: no gRPC)")
     if problem:
         print(f"hybridserve: error: {problem}", file=sys.stderr)
         return 1

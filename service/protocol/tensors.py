@@ -88,6 +88,9 @@ def decode_binary(name: str, datatype: str, shape: tuple[int, ...], buf: memoryv
 
 
 def _decode_bytes(name: str, shape, count: int, buf: memoryview) -> np.ndarray:
+    if count * 4 > len(buf):        # each element has its 4-byte length: refuse before allocating
+        raise BadRequest(f"input '{name}': {count} BYTES elements needs at least {count * 4} "
+                         f"bytes, got {len(buf)}")
     out = np.empty(count, dtype=object)
     pos, end = 0, len(buf)
     for i in range(count):

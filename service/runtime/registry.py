@@ -326,11 +326,13 @@ class Registry:
         db = r.config.dynamic_batching
         if db is None or r.max_batch_size <= 0:
             return None
-        stats, (_, _, _, batch_hist) = mv.stats, self.metrics.model(mv.name, mv.version)
+        stats, metrics, name, version = mv.stats, self.metrics, mv.name, mv.version
 
         def on_execution(size: int, ns: int, requests: int) -> None:
             stats.execution(size, ns, requests)
-            batch_hist.observe(size)
+            # looked up each time: a reload of the same version forgets the old version's
+            # series after the new batcher exists, and a series held here would be orphaned
+            metrics.model(name, version)[3].observe(size)
 
         limit = self.settings.inline_max_flops
         b = Batcher(r.run, self.infer_pool, r.max_batch_size, db.max_queue_delay_microseconds,
@@ -384,6 +386,20 @@ class Registry:
 
     def _count_ready(self) -> int:
         return sum(mv.state is State.READY for e in self.models.values() for mv in e.values())
+
+    def stats_docs(self, name: str | None = None, version: str | None = None) -> list[dict]:
+        """Triton statistics documents: every model (no name), every version of one, or one."""
+        if version is not None:
+            return [self.get(name, version).stats.doc()]
+        if name is None:
+            entries = [e for _, e in sorted(self.models.items())]
+        else:
+            if not self.models.get(name):
+                self.get(name)                     # raises the right 404/503
+                raise NotFound(f"model '{name}' has no statistics")
+            entries = [self.models[name]]
+        return [mv.stats.doc() for e in entries
+                for _, mv in sorted(e.items(), key=lambda kv: int(kv[0])) if mv.stats is not None]
 
     def index(self, ready_only: bool = False) -> list[dict]:
         rows = []

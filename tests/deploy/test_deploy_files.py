@@ -280,7 +280,7 @@ def test_kserve_serving_runtime_schema():
     assert re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", sr["metadata"]["name"])
     spec = sr["spec"]
     assert set(spec) <= SR_SPEC, set(spec) - SR_SPEC
-    assert spec["protocolVersions"] == ["v2"]
+    assert spec["protocolVersions"] == ["v2", "grpc-v2"]
     fmts = spec["supportedModelFormats"]
     assert {f["name"] for f in fmts} == {"mxnet"}
     for f in fmts:
@@ -294,6 +294,7 @@ def test_kserve_serving_runtime_schema():
     assert _flag(cmd, "--model-store") == "/mnt/models"  # where KServe puts storageUri
     assert _flag(cmd, "--host") == "0.0.0.0"
     port = int(_flag(cmd, "--port"))
+    assert int(_flag(cmd, "--grpc-port")) not in (0, port)
     assert [p["containerPort"] for p in c["ports"]] == [port]
     assert c["readinessProbe"]["httpGet"] == {"path": "/v2/health/ready", "port": port}
     assert c["livenessProbe"]["httpGet"]["path"] == "/v2/health/live"
@@ -339,7 +340,7 @@ def test_k8s_deployment_service_and_shared_store():
     claim = vols[store_mounts[0]["name"]]["persistentVolumeClaim"]["claimName"]
     assert claim == pvc["metadata"]["name"]
     ports = {p["name"]: p["containerPort"] for p in c["ports"]}
-    assert ports == {"http": 8000}
+    assert ports == {"http": 8000, "grpc": 8001}
     assert c["readinessProbe"]["httpGet"]["path"] == "/v2/health/ready"
     assert c["livenessProbe"]["httpGet"]["path"] == "/v2/health/live"
     for init in pod.get("initContainers", []):  # the seeding container writes the same claim

@@ -75,6 +75,9 @@ def test_models_page_lists_the_store(console, seen_requests):
                    for c in cells)
         assert re.search(r"\d+(\.\d+)? (ms|s)", " ".join(cells)), cells      # load time
     assert "(?, 512)" in page.locator("tr[data-model='mlp']").inner_text()  # input signature
+    # where gRPC is served, from the server metadata
+    grpc_port = console.server.grpc.rsplit(":", 1)[1]
+    assert page.locator("#grpc-port code").inner_text() == grpc_port
     # a version that failed to load says so, with the server's reason
     broken = page.locator("tr[data-model='broken']")
     assert broken.get_attribute("data-state") == "FAILED"

@@ -17,8 +17,11 @@ EXTENSIONS = ["binary_tensor_data", "model_repository", "statistics", "model_con
 @router.get("/v2", response_model=ServerMetadata)
 @router.get("/v2/", include_in_schema=False)        # answered, not redirected
 async def server_metadata(request: Request):
-    return json_response({"name": core_of(request).settings.server_name,
-                          "version": __version__, "extensions": EXTENSIONS})
+    s = core_of(request).settings
+    doc = {"name": s.server_name, "version": __version__, "extensions": EXTENSIONS}
+    if s.grpc_port:             # where the same API is served over gRPC
+        doc["grpc"] = {"port": s.grpc_port, "tls": s.grpc_tls_cert is not None}
+    return json_response(doc)
 
 
 async def model_metadata(request: Request, name: str, version: str | None = None):

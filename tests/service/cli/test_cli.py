@@ -28,7 +28,8 @@ def test_python_m_service_graceful_shutdown(tmp_path):
     port = free_port()
     env = {**os.environ, "HYBRIDSERVE_LOG_LEVEL": "info", "HYBRIDSERVE_INFERENCE_THREADS": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "service", "--model-store", str(store),
-                             "--port", str(port)], cwd=ROOT, env=env,
+                             "--port", str(port), "--grpc-port", str(free_port())],
+                            cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         url = f"http://127.0.0.1:{port}"
@@ -250,6 +251,7 @@ def test_serve_memory_budget_flag_and_env(tmp_path, monkeypatch):
     monkeypatch.setattr(cli, "create_app", lambda s: seen.append(s))
     monkeypatch.setattr(cli.uvicorn, "run", lambda *a, **k: None)
     monkeypatch.setattr(cli.draining, "run", lambda *a, **k: None)
+    monkeypatch.setenv("HYBRIDSERVE_GRPC_PORT", "0")      # 8001 may be anyone's on this host
     assert cli.main(["serve", "--model-store", str(tmp_path), "--memory-budget", "3GiB"]) == 0
     monkeypatch.setenv("HYBRIDSERVE_MEMORY_BUDGET", "200MB")
     assert cli.main(["serve", "--model-store", str(tmp_path)]) == 0

@@ -72,7 +72,8 @@ def test_a_port_in_use_fails_before_loading(monkeypatch, capsys, tmp_path):
         s.listen()
         port = s.getsockname()[1]
         assert "already in use" in port_problem("127.0.0.1", port)
-        assert main(["serve", "--port", str(port), "--model-store", str(tmp_path)]) == 1
+        assert main(["serve", "--port", str(port), "--grpc-port", "0",
+                     "--model-store", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("hybridserve: error: port") and "already in use" in err
     assert "{" not in err                                      # a plain line, not a JSON log

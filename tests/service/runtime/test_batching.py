@@ -71,10 +71,26 @@ def test_queue_full_is_503(server, http):
     assert "queue" in third.json()["error"] and third.headers["retry-after"] == "1"
 
 
-def test_closed_loop_clients_are_not_kept_waiting_for_company(server, http):
+def _closed_loop_client(server, transport: str, model: str, body: dict, n: int) -> None:
+    if transport == "http":
+        with httpx.Client(base_url=server.url, timeout=30) as c:
+            for _ in range(n):
+                assert c.post(f"/v2/models/{model}/infer", json=body).status_code == 200
+        return
+    import tritonclient.grpc as tg
+    with tg.InferenceServerClient(server.grpc) as c:
+        i = tg.InferInput("data", [1, 512], "FP32")
+        i.set_data_from_numpy(np.zeros((1, 512), np.float32))
+        for _ in range(n):
+            c.infer(model, [i])
+
+
+@pytest.mark.parametrize("transport", ["http", "grpc"])
+def test_closed_loop_clients_are_not_kept_waiting_for_company(server, http, transport):
     """Two clients that each wait for their answer before sending again: once both requests
     are queued no third can come, so a batch runs at once instead of gathering for the whole
-    max delay (300 ms here) -- the queue time stays far below it."""
+    max delay (300 ms here) -- the queue time stays far below it. The data plane counts the
+    requests it holds, so gRPC callers get the same rule as HTTP's."""
     files = {"symbol": ("s", (STORE / "mlp/1/mlp-symbol.json").read_bytes()),
              "params": ("p", (STORE / "mlp/1/mlp-0000.params").read_bytes()),
              "config": ("c", json.dumps({
@@ -88,14 +104,10 @@ def test_closed_loop_clients_are_not_kept_waiting_for_company(server, http):
     batcher._inline = lambda n: False              # the other client's request comes meanwhile
     body = infer_json("mlp_cl", np.zeros((1, 512), np.float32))
 
-    def client():
-        with httpx.Client(base_url=server.url, timeout=30) as c:
-            for _ in range(6):
-                assert c.post("/v2/models/mlp_cl/infer", json=body).status_code == 200
-
     try:
         with ThreadPoolExecutor(2) as pool:
-            for f in [pool.submit(client) for _ in range(2)]:
+            for f in [pool.submit(_closed_loop_client, server, transport, "mlp_cl", body, 6)
+                      for _ in range(2)]:
                 f.result()
         st = http.get("/v2/models/mlp_cl/stats").json()["model_stats"][0]["inference_stats"]
         assert st["success"]["count"] == 12

@@ -86,6 +86,7 @@ export async function render(main, ctx) {
   const refreshBtn = h("button.btn", { type: "button" }, "Refresh now");
   const body = h("div#models-body");
   const memLine = h("p.muted#memory-budget", { role: "status" });
+  const grpcLine = h("p.muted#grpc-port");
   main.append(
     h("div.page-head", null,
       h("h1", null, "Models"),
@@ -94,7 +95,14 @@ export async function render(main, ctx) {
         h("label", { for: "refresh-interval" }, "every"), interval, refreshBtn, status)),
     h("p.lead", null, "Every model in the store and each of its versions, with live figures from ",
       h("code", null, "/v2/models/stats"), "."),
-    memLine, body);
+    memLine, grpcLine, body);
+  // where the same API is served over gRPC (server metadata says; absent when it is off)
+  get("v2").then((meta) => {
+    if (meta && meta.grpc) {
+      grpcLine.append("gRPC (inference.GRPCInferenceService): port ",
+        h("code", null, String(meta.grpc.port)), meta.grpc.tls ? ", TLS" : "", ".");
+    }
+  }).catch(() => {});
 
   let timer = null, prevStats = null, prevT = 0, structKey = "", busy = false;
   const rows = new Map();      // "name/version" → cell refs
