@@ -119,7 +119,7 @@ def test_probes_point_at_real_endpoints_on_the_served_port():
 
 def test_server_containers_have_resources_security_and_the_store():
     servers = [(w, c) for w, c in _containers() if "service" in (c.get("args", []) + c.get("command", []))]
-    assert len(servers) == 2, [w for w, _ in servers]
+    assert len(servers) == 3, [w for w, _ in servers]     # k8s (volume), k8s (s3://), KServe
     for where, c in servers:
         assert {"requests", "limits"} <= set(c["resources"]), where
         sc = c["securityContext"]
@@ -128,6 +128,11 @@ def test_server_containers_have_resources_security_and_the_store():
         args = c.get("args", []) + c.get("command", [])
         store = args[args.index("--model-store") + 1]
         mounts = {m["mountPath"] for m in c.get("volumeMounts", [])}
-        # the k8s Deployment mounts its PVC; KServe's storage initializer mounts /mnt/models
-        assert store in mounts or store == "/mnt/models", (where, store, mounts)
+        # the k8s Deployment mounts its PVC; KServe's storage initializer mounts /mnt/models;
+        # a bucket store needs a writable read cache instead
+        if store.startswith("s3://"):
+            cache = args[args.index("--store-cache-dir") + 1]
+            assert cache in mounts, (where, "the s3 read cache needs a writable mount", mounts)
+        else:
+            assert store in mounts or store == "/mnt/models", (where, store, mounts)
         assert "/tmp" in mounts, (where, "a read-only root needs a writable /tmp")
