@@ -76,7 +76,7 @@ def build_store(tmp: Path, demo_cfg: dict) -> Path:
             shutil.copy(f, vdir / f.name)
         if cfg is not None:
             (store / name / "config.json").write_text(json.dumps({"name": name, **cfg}, indent=2))
-        if "quantize" in cfg:
+        if cfg is not None and "quantize" in cfg:
             write_calibration(tmp / "export" / f"{src}-io.npz", vdir / "calib.npz")
     return store
 
