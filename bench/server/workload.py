@@ -106,7 +106,9 @@ def v2_binary(x: np.ndarray) -> tuple[bytes, int]:
     raw = x.astype("<f4").tobytes()
     head = json.dumps({"inputs": [{"name": "data", "shape": list(x.shape), "datatype": "FP32",
                                    "parameters": {"binary_data_size": len(raw)}}],
-                       "outputs": [{"name": "output", "parameters": {"binary_data": True}}]},
+                       # every output, binary: the same body fits a config-less model, whose
+                       # output keeps its graph name
+                       "parameters": {"binary_data_output": True}},
                       separators=(",", ":")).encode()
     return head + raw, len(head)
 
