@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import mini_resnet
+import onnxruntime  # noqa: F401 - a hard dependency: a broken install fails here
 from framework.onnx import runtime
 from service.runtime import compiled
 from service.runtime.registry import ModelVersion
@@ -17,7 +18,6 @@ from service.runtime.runner import Runner
 from service.settings import Settings
 from service.runtime.threads import ort_options
 
-pytest.importorskip("onnxruntime")
 
 
 def _configless(**kw) -> Runner:
