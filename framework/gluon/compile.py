@@ -41,11 +41,8 @@ def compile_model(block: HybridBlock, example: Sequence[np.ndarray],
             block(*[ndarray(a) for a in arrays])
         op, spec = block.compiled()
         return CompiledModel(op, spec, block.engine_choice, "traced", arrays)
-    names = list(data_names or [f"data{k}" for k in range(len(arrays))])
-    # typed as the example: parameter dtypes are inferred from them (an INT8 export's int8
-    # weights stay int8 instead of defaulting to float32)
-    syms = [var(n, dtype=a.dtype.name).as_np_ndarray() for n, a in zip(names, arrays)]
-    twin = SymbolBlock(block(*syms), syms, params=block.collect_params())
+    syms, out, params = _graph(block, arrays, data_names)
+    twin = SymbolBlock(out, syms, params=params)
     if engine.name == OPENVINO:
         options = {"precision": engine.precision, **options}
     twin.optimize_for(*[ndarray(a) for a in arrays], backend=engine.backend or NUMPY_PIPELINE,
@@ -53,3 +50,18 @@ def compile_model(block: HybridBlock, example: Sequence[np.ndarray],
     op, spec = twin.compiled()
     graph = "partitioned" if engine.compiled else "optimized"
     return CompiledModel(op, spec, engine, graph, arrays)
+
+
+def _graph(block: HybridBlock, arrays: list[np.ndarray], names: Sequence[str] | None):
+    """(data variables, output, parameters by graph name) of the block's graph. A SymbolBlock's over variables named
+    `names` and typed as the example: parameter dtypes are inferred from them (an INT8
+    export's int8 weights stay int8 instead of defaulting to float32); any other block's as
+    traced at its first call."""
+    if isinstance(block, SymbolBlock):
+        names = list(names or [f"data{k}" for k in range(len(arrays))])
+        syms = [var(n, dtype=a.dtype.name).as_np_ndarray() for n, a in zip(names, arrays)]
+        return syms, block(*syms), block.collect_params()
+    if block.engine_choice is None:
+        block(*[ndarray(a) for a in arrays])
+    syms, out = block._get_graph(*[ndarray(a) for a in arrays])
+    return syms, out, {p.var_name(): p for p in block.collect_params().values()}

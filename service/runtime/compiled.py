@@ -25,14 +25,12 @@ from .probe import attempt
 
 log = logging.getLogger("hybridserve.compiled")
 BACKEND = "hybridserve"
-ORT_BACKEND = "onnxruntime"
 RTOL, ATOL = 1e-4, 1e-5            # the optimised graph must stay this close to the traced one
 ORT_BOUND = 1e-4                    # ONNX Runtime twin: max|Δ| ≤ ORT_BOUND·max(1, max|ref|)
 # an INT8 graph: its engines may round an 8-bit level apart in any layer; allow six levels of an
 # int8 output over ±max|ref| (MXNet's 127.5 levels), far below what a wrong kernel gives
 INT8_ORT_BOUND = 6 / 127.5
 BF16_BOUND = 1e-2                   # bf16 keeps 8 mantissa bits: 2^-8 per op, well under 1e-2
-ENGINES = ("onnxruntime", "openvino", "numpy")
 
 
 @dataclass(frozen=True)
