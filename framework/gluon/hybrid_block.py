@@ -258,8 +258,9 @@ class HybridBlock(Block):
             # block's graph (export, summary and op hooks see it)
             choice = select_engine(self._engine, out, fallback=self._engine is None)
             backend, update_graph = choice.backend, False
-        else:
+        else:       # optimize_for: `numpy` (MXNet's NONE) is the reference, as for hybridize
             choice = self._explicit_engine(backend)
+            backend = choice.backend
         if backend:
             shapes = {n: tuple(flat[i].shape) for n, i in data_names.items()
                       if i < len(flat) and hasattr(flat[i], "shape")}

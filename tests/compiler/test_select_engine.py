@@ -147,3 +147,14 @@ def test_a_default_engine_that_fails_says_why(no_setting, monkeypatch):
     with pytest.warns(UserWarning, match="runs on NumPy"):
         net(mx.np.ones((1, 4)))
     assert net.engine_choice.name == "numpy" and "lowering exploded" in net.engine_choice.reason
+
+
+@pytest.mark.parametrize("name", ["numpy", "NONE"])
+def test_optimize_for_the_reference_engine_by_name(name):
+    net = nn.Dense(3)
+    net.initialize()
+    x = mx.np.ones((2, 4))
+    want = net(x).asnumpy()
+    net.optimize_for(x, backend=name)
+    np.testing.assert_array_equal(net(x).asnumpy(), want)
+    assert net.engine_choice == EngineChoice("numpy")
