@@ -8,7 +8,7 @@ what they hold in memory. `framework.gluon.compile_model` makes one from a block
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Protocol, Sequence
 
 import numpy as np
@@ -71,13 +71,13 @@ class CompiledModel:
         if not asked.compiled:
             return asked
         if not self.regions:
-            return EngineChoice(NUMPY, "f32", join(asked.reason, "no node of the graph "
-                                                   "lowers to ONNX"))
+            return replace(asked, name=NUMPY, precision="f32",
+                           reason=join(asked.reason, "no node of the graph lowers to ONNX"))
         used = "bf16" if any(r.precision == "bf16" for r in self.regions) else "f32"
         note = next((r.precision_reason for r in self.regions if r.precision_reason), "")
         why = f"bf16 not used: {note}" if note else ""
-        return EngineChoice(asked.name, used, asked.reason if why in asked.reason
-                            else join(asked.reason, why))
+        return replace(asked, precision=used,
+                       reason=asked.reason if why in asked.reason else join(asked.reason, why))
 
     # -- running --------------------------------------------------------------------------------
     def feed(self, arrays: Sequence[np.ndarray]) -> list:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..symbol.graph import Node, Symbol
@@ -41,6 +41,7 @@ class EngineChoice:
     name: str = NUMPY
     precision: str = "f32"
     reason: str = ""
+    requested: str = field(default="", compare=False)   # the engine asked for, defaults applied
 
     @property
     def backend(self) -> str | None:
@@ -51,10 +52,6 @@ class EngineChoice:
     def compiled(self) -> bool:
         """Whether the graph is partitioned onto a compiled engine (ONNX Runtime, OpenVINO)."""
         return self.name in COMPILED
-
-    def because(self, why: str) -> "EngineChoice":
-        """The same choice with `why` added to its reason."""
-        return EngineChoice(self.name, self.precision, join(self.reason, why))
 
 
 @dataclass(frozen=True)
@@ -139,6 +136,11 @@ def select_engine(requested: str | None = None, graph: Symbol | None = None,
     if requested is None:
         requested, source = _configured()
     name = canonical(requested)
+    return replace(_select(name, graph, precision, source, fallback), requested=name)
+
+
+def _select(name: str, graph: Symbol | None, precision: str, source: str,
+            fallback: bool) -> EngineChoice:
     if name not in COMPILED:
         note = f"bf16 not used: the {name} engine runs f32" if precision == "bf16" else ""
         return EngineChoice(name, "f32", join(source, note))

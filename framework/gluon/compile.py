@@ -53,10 +53,10 @@ def compile_model(block: HybridBlock, example: Sequence[np.ndarray],
 
 
 def _graph(block: HybridBlock, arrays: list[np.ndarray], names: Sequence[str] | None):
-    """(data variables, output, parameters by graph name) of the block's graph. A SymbolBlock's over variables named
-    `names` and typed as the example: parameter dtypes are inferred from them (an INT8
-    export's int8 weights stay int8 instead of defaulting to float32); any other block's as
-    traced at its first call."""
+    """(data variables, output, parameters by graph name) of the block's graph. A
+    SymbolBlock's over variables named `names` and typed as the example: parameter dtypes are
+    inferred from them (an INT8 export's int8 weights stay int8 instead of defaulting to
+    float32); any other block's as traced at its first call."""
     if isinstance(block, SymbolBlock):
         names = list(names or [f"data{k}" for k in range(len(arrays))])
         syms = [var(n, dtype=a.dtype.name).as_np_ndarray() for n, a in zip(names, arrays)]

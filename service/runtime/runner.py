@@ -296,7 +296,7 @@ class Runner:
                                              f"input: {e!r}"[:500] if choice.compiled else ""))
             return
         names = [s.name for s in self.inputs]
-        asked, failed = choice.name, ""        # failed: why the engines tried are not used
+        asked, failed = choice.requested, ""   # failed: why the engines tried are not used
         if choice.name == OPENVINO:
             twin, got = ort_twin(self.block, self._plain, names, checks, expected, what, ort,
                                  choice)

@@ -1,6 +1,6 @@
-"""`compile_model` (framework/gluon/compile.py) → `CompiledModel` (framework/compiler/compiled.py):
-the one typed object the server runs — inputs, outputs, engine, run, run_hooked, buffers and
-the compiled regions' memory."""
+"""`compile_model` (framework/gluon/compile.py) → `CompiledModel`
+(framework/compiler/compiled.py): the one typed object the server runs — inputs, outputs,
+engine, run, run_hooked, buffers and the compiled regions' memory."""
 import numpy as np
 import pytest
 

@@ -84,6 +84,7 @@ def test_openvino_missing_falls_back_to_onnxruntime(monkeypatch):
     got = select_engine("openvino", precision="bf16")
     assert (got.name, got.precision) == ("onnxruntime", "f32")
     assert got.reason.startswith("openvino not used: the 'openvino' package is not installed")
+    assert got.requested == "openvino"          # what was asked stays known
 
 
 @pytest.mark.parametrize("native", [True, False])
