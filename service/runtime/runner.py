@@ -1,12 +1,13 @@
 """One loaded model version: a hybridized SymbolBlock whose cached op stays warm.
 
 Loading does everything that depends only on the model (parse, params, compile, optimise, warm at
-the declared shapes), so a request only validates its arrays and calls the cached op with NumPy
-arrays directly (no ndarray wrapping, no block dispatch). Requests run, by default, the ONNX
-Runtime twin of the graph when it reproduces the traced NumPy graph on the warm-up inputs, else
-the NumPy `optimize_for` twin when that does, else the traced graph (compiled.py; `engine` says
-which and why). Op-hook inspection always runs the traced NumPy graph, so it reports the model's
-own nodes with their real tensors.
+the declared shapes), so a request only validates its arrays and runs the framework's
+`CompiledModel` with NumPy arrays directly (no ndarray wrapping, no block dispatch). The engine
+is the framework's `select_engine` choice (the model's config, else the server's setting):
+requests run its twin of the graph (ONNX Runtime by default) when it reproduces the traced NumPy
+graph on the warm-up inputs, else the NumPy `optimize_for` twin when that does, else the traced
+graph (compiled.py; `engine` says which and why). Op-hook inspection always runs the traced
+NumPy graph, so it reports the model's own nodes with their real tensors.
 """
 from __future__ import annotations
 
