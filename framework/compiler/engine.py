@@ -191,9 +191,3 @@ def _refused(graph: Symbol, probe: EngineProbe) -> str | None:
 def default_engine() -> str:
     """`onnxruntime` or `numpy`, as the setting, the environment and the installation say."""
     return select_engine().name
-
-
-def backend_for(asked: str | None) -> str | None:
-    """The optimize_for backend a hybridized block compiles with: `asked` (a block's own
-    `backend`) when given, else the default engine's; None for the reference engine."""
-    return select_engine(asked, fallback=asked is None).backend
