@@ -159,11 +159,6 @@ def cast(a, x):
     return x.astype(a.dtype)
 
 
-# the same conversion, inserted by mixed precision: `export(remove_amp_cast=True)` drops it
-register("amp_cast", attrs={"dtype": DType(None)}, infer_shape=same_shape,
-         infer_type=lambda a, d: [a.dtype], strict=True, amp=True)(cast.kernel)
-
-
 @register("BlockGrad", "stop_gradient", "_npi_stop_gradient", "make_loss", "MakeLoss",
           infer_shape=same_shape, identity_at_inference=True)
 def block_grad(a, x):
@@ -244,7 +239,6 @@ def _fill_like_onnx(ctx, node, ins):
     return _fill_onnx(ctx, ctx.shape_of(ins[0]), np.asarray(value, dt).item(), dt)
 
 
-@lowers_named("amp_cast")
 @lowers(cast)
 def _cast_onnx(ctx, node, ins):
     return ctx.op("Cast", ins, to=ctx.tensor_type(node.parsed.dtype))
