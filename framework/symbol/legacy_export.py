@@ -23,7 +23,7 @@ from ..base import LegacyExportError
 from ..io.atomic import write_atomic
 from ..io.dtypes import narrow_bfloat16
 from ..io.params_file import save_params
-from ..ops.attrs import parse_tuple
+from ..ops.attrs import format_value, parse_tuple
 from ..ops.legacy_forms import MX191_CHOICES, export_error as _err
 from ..ops.mxnet191 import MX191_OPS, MX191_REQUIRED_NONE
 from ..ops.registry import OpDef, get_op
@@ -50,10 +50,8 @@ def _fmt(v: Any) -> str:
     if isinstance(v, (tuple, list)):
         return str(tuple(None if x is None else (int(x) if isinstance(x, (int, _onp.integer))
                                                   else x) for x in v))
-    if isinstance(v, _onp.dtype):
-        return v.name
-    if isinstance(v, type) and issubclass(v, _onp.generic):
-        return _onp.dtype(v).name
+    if isinstance(v, _onp.dtype) or (isinstance(v, type) and issubclass(v, _onp.generic)):
+        return format_value(v)            # bfloat16 has no numpy name
     if isinstance(v, (float, _onp.floating)):
         return repr(float(v))
     if isinstance(v, _onp.integer):
