@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from framework.base import is_bfloat16
 from framework.gluon import SymbolBlock
 from framework.ndarray import ndarray
 from framework.onnx.openvino import effective_precision
@@ -193,6 +194,7 @@ def ort_twin(block, data_names: list[str], checks: list[list[np.ndarray]],
     `checks` stay within the bound of `expected` (bf16: BF16_BOUND); otherwise `(None, why
     not)`, logged."""
     quantized = is_quantized(block_symbol(block))
+    low = holds_bfloat16(block_symbol(block))
 
     def build():
         if engine == "openvino":
@@ -202,7 +204,8 @@ def ort_twin(block, data_names: list[str], checks: list[list[np.ndarray]],
                             "shape_cache": opts.shape_cache}
         else:
             used, backend_opts = "f32", opts.backend_opts()
-        limit = INT8_ORT_BOUND if quantized else BF16_BOUND if used == "bf16" else ORT_BOUND
+        limit = (INT8_ORT_BOUND if quantized else BF16_BOUND if used == "bf16" or low
+                 else ORT_BOUND)
         # sessions built later for other input shapes are checked like this one
         bound = _twin(block, data_names, checks[0], engine, verify_bound=limit, **backend_opts)
         regions = [n for n in bound.op.symbol.topo() if n.op is not None and n.op.runs_subgraph]
@@ -244,6 +247,13 @@ def top1_agreement(got: list[list], want: list[list]) -> str:
 def is_quantized(sym) -> bool:
     """Whether the graph computes on 8-bit levels (an INT8 model)."""
     return any(n.op is not None and n.op.is_quantized(n.parsed) for n in sym.topo())
+
+
+def holds_bfloat16(sym) -> bool:
+    """Whether the graph rounds to bfloat16 (contrib.amp's casts, bfloat16 parameters): engines
+    may round at other points, so its twin is held to the bf16 bound."""
+    return any(n.attrs.get("__dtype__") == "12" if n.is_var
+               else n.op.amp and is_bfloat16(n.parsed.get("dtype")) for n in sym.topo())
 
 
 def block_symbol(block):
