@@ -18,6 +18,7 @@ bf16 bound.
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 
 warnings.simplefilter("ignore")
@@ -28,23 +29,12 @@ from mxnet.gluon import nn  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "fixtures", "mxnet-1.9.1-bf16")
+sys.path.insert(0, HERE)
+from gen_int8_fixtures import Residual as _Int8Residual, conv_bn  # noqa: E402
 
 
-def conv_bn(ch, k=3, act="relu"):
-    seq = nn.HybridSequential()
-    seq.add(nn.Conv2D(ch, k, padding=k // 2, use_bias=False), nn.BatchNorm())
-    if act:
-        seq.add(nn.Activation(act))
-    return seq
-
-
-class Residual(nn.HybridBlock):
-    """conv-bn-relu, conv-bn, + shortcut (a widest-type add), relu."""
-    def __init__(self, ch, **kw):
-        super().__init__(**kw)
-        self.body = nn.HybridSequential()
-        self.body.add(conv_bn(ch), conv_bn(ch, act=None))
-
+class Residual(_Int8Residual):
+    """conv-bn-relu, conv-bn, + shortcut (a widest-type add), then the `relu` operator."""
     def hybrid_forward(self, F, x):
         return F.relu(self.body(x) + x)
 
