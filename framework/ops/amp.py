@@ -77,13 +77,20 @@ def amp_multicast(a, *xs):
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------
-def _cast_onnx(ctx, name: str, dtype) -> str:
-    if not is_float(ctx.dtype(name)):
-        return ctx.op("Identity", [name])
-    if is_bfloat16(dtype):   # round through bfloat16, held as float32 like the NumPy kernel
+def cast_onnx(ctx, name: str, dtype) -> str:
+    """ONNX for a cast of tensor `name` to `dtype`; bfloat16 rounds through BFLOAT16 and back,
+    held as float32 like the NumPy kernels (ONNX Runtime rounds to nearest even as they do)."""
+    if is_bfloat16(dtype):
         return ctx.op("Cast", [ctx.op("Cast", [name], to=_ONNX_BF16)],
                       to=ctx.tensor_type(np.float32))
     return ctx.op("Cast", [name], to=ctx.tensor_type(dtype))
+
+
+def _cast_onnx(ctx, name: str, dtype) -> str:
+    """amp's casts leave non-floating tensors as they are."""
+    if not is_float(ctx.dtype(name)):
+        return ctx.op("Identity", [name])
+    return cast_onnx(ctx, name, dtype)
 
 
 @lowers(amp_cast)

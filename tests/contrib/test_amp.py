@@ -15,7 +15,7 @@ from framework.base import BFLOAT16
 from framework.contrib import amp
 from framework.contrib.amp.amp import AMPError
 from framework.gluon import SymbolBlock, nn
-from framework.io import load_params
+from framework.io import load_params, save_params
 from framework.io.dtypes import bfloat16_to_float32, float32_to_bfloat16
 from framework.ops import get_op
 
@@ -213,3 +213,34 @@ def test_bfloat16_parameters_round_trip_with_flag_12(converted, tmp_path, fmt):
     plain_sym, plain_params = block.export(str(tmp_path / "plain"), format=fmt)
     plain = SymbolBlock.imports(plain_sym, ["data"], plain_params)
     assert np.abs(plain(mx.np.array(x)).asnumpy() - ref).max() <= _bound(ref)
+
+
+def test_astype_bfloat16_rounds_and_file_bfloat16_widens_exactly(tmp_path):
+    x = np.array([1.001, -2.0, 3.14159, 1e-3], np.float32)
+    y = mx.np.array(x).astype(mx.np.bfloat16)
+    assert y.dtype == np.float32                       # held as float32, bfloat16 values
+    np.testing.assert_array_equal(y.asnumpy(), bfloat16_to_float32(float32_to_bfloat16(x)))
+    save_params(str(tmp_path / "b.params"), {"w": float32_to_bfloat16(x)}, format="legacy")
+    w = mx.npx.load(str(tmp_path / "b.params"))["w"]
+    assert w.dtype == BFLOAT16                         # as the file stores it
+    np.testing.assert_array_equal(w.astype("float32").asnumpy(), y.asnumpy())
+
+
+def test_cast_to_bfloat16_in_a_graph_runs_on_ort_as_on_numpy():
+    data = S.var("data")
+    sym = S.FullyConnected(S.Cast(data, dtype="bfloat16"), num_hidden=4, no_bias=True, name="fc")
+    w = np.random.default_rng(3).normal(size=(4, 6)).astype(np.float32)
+    x = mx.np.array(np.random.default_rng(4).normal(size=(2, 6)).astype(np.float32))
+    outs = []
+    for backend in ("numpy", "onnxruntime"):
+        net = SymbolBlock(sym, [S.var("data", dtype="float32")])
+        net.load_dict({"fc_weight": w})
+        if backend == "numpy":
+            net.hybridize(backend="numpy")
+        else:
+            net.optimize_for(x, backend="onnxruntime")
+            assert net._cached_graph[1].topo()[-1].op.runs_subgraph
+        outs.append(net(x).asnumpy())
+    xb = bfloat16_to_float32(float32_to_bfloat16(x.asnumpy()))
+    np.testing.assert_allclose(outs[0], xb @ w.T, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
