@@ -75,3 +75,12 @@ def test_mxnet_bf16_parameters_are_flag_12_and_held_exactly():
     assert w._bf16 and w.data().asnumpy().dtype == np.float32
     bits = saved["arg:conv1_weight"]["bfloat16"].astype(np.uint32) << 16
     np.testing.assert_array_equal(w.data().asnumpy(), bits.view(np.float32))
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_default_export_drops_the_casts_as_mxnet_does(name):
+    sym = S.load(str(FIX / f"{name}_fp32-symbol.json"))
+    ours = amp.convert_symbol(sym, "bfloat16", data_names=["data"],
+                              cast_optional_params=CASES[name])
+    theirs = json.loads((FIX / f"{name}-symbol.json").read_text())   # remove_amp_cast=True
+    assert _nodes(json.loads(ours.tojson())) == _nodes(theirs)
