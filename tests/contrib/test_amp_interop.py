@@ -20,4 +20,4 @@ def test_mxnet_loads_our_bf16_exports():
     res = subprocess.run([sys.executable, str(ROOT / "tests/interop/check_amp_export.py")],
                          capture_output=True, text=True, timeout=900, env=env, cwd=ROOT)
     assert res.returncode == 0, res.stdout + res.stderr[-3000:]
-    assert res.stdout.count("ok   ") == 4
+    assert res.stdout.count("ok   ") == 6

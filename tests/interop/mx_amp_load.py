@@ -27,6 +27,7 @@ def one(job):
                                   data_names=["data"],
                                   cast_optional_params=job["cast_optional_params"])
         res["mx_converted"] = json.loads(conv.tojson(remove_amp_cast=False))
+        res["mx_plain"] = json.loads(conv.tojson())
     params = mx.nd.load(job["params"])
     res["dtypes"] = {k: ("bfloat16" if v.dtype == amp.amp.bfloat16 else np.dtype(v.dtype).name)
                      for k, v in params.items()}
