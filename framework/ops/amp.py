@@ -43,7 +43,7 @@ def _cast_type(a, d):
 
 
 @register("amp_cast", attrs={"dtype": DType()}, infer_shape=lambda a, s: [s[0]],
-          infer_type=_cast_type, strict=True, amp=True, elementwise=True)
+          infer_type=_cast_type, strict=True, amp=True, elementwise=True, passes_shape=True)
 def amp_cast(a, x):
     """Cast a floating tensor to `dtype` (bfloat16: round to nearest even); others pass."""
     return _cast_one(x, a.dtype)

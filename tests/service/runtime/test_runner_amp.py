@@ -49,3 +49,16 @@ def test_amp_converted_model_with_precision_bf16_says_why_not_on_this_cpu():
     else:
         assert meta["precision"] == "f32" and "no native bf16" in meta["engine_fallback_reason"]
     _check(r)
+
+
+def test_config_less_bf16_model_reads_its_signature_through_the_casts():
+    name = "resnet_bf16"
+    files = ModelFiles(FIX / f"{name}-full-symbol.json", FIX / f"{name}-0000.params")
+    r = Runner.load("amp", "1", files, ModelConfig())
+    meta = r.metadata(["1"])
+    assert meta["inputs"][0]["shape"] == [-1, 3, -1, -1]       # conv weight behind its amp_cast
+    assert meta["parameters"]["engine"] == "onnxruntime"
+    io = np.load(FIX / f"{name}-io.npz")
+    y = r.run([io["data"].astype(np.float32)])[0]
+    ref = io["float_output"]
+    assert np.abs(y - ref).max() <= 1e-2 * max(1.0, float(np.abs(ref).max()))
