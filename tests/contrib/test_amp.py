@@ -244,3 +244,16 @@ def test_cast_to_bfloat16_in_a_graph_runs_on_ort_as_on_numpy():
     xb = bfloat16_to_float32(float32_to_bfloat16(x.asnumpy()))
     np.testing.assert_allclose(outs[0], xb @ w.T, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
+
+
+def test_save_parameters_keeps_bfloat16_parameters_bfloat16(converted, tmp_path):
+    net, x, _ = converted
+    block = amp.convert_hybrid_block(net, "bfloat16", cast_optional_params=True)
+    block.save_parameters(str(tmp_path / "p.params"))
+    saved = load_params(str(tmp_path / "p.params"))
+    assert saved["0.weight"].dtype == BFLOAT16 and saved["1.gamma"].dtype == np.float32
+    again = amp.convert_hybrid_block(net, "bfloat16", cast_optional_params=True)
+    again.load_parameters(str(tmp_path / "p.params"))
+    w = again.collect_params()["0.weight"]
+    assert w._bf16
+    np.testing.assert_array_equal(w.data().asnumpy(), bfloat16_to_float32(saved["0.weight"]))
