@@ -84,3 +84,18 @@ def test_default_export_drops_the_casts_as_mxnet_does(name):
                               cast_optional_params=CASES[name])
     theirs = json.loads((FIX / f"{name}-symbol.json").read_text())   # remove_amp_cast=True
     assert _nodes(json.loads(ours.tojson())) == _nodes(theirs)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_convert_hybrid_block_of_the_float32_export_matches_mxnet(name):
+    pre = str(FIX / f"{name}_fp32")
+    net = SymbolBlock.imports(pre + "-symbol.json", ["data"], pre + "-0000.params")
+    io = np.load(FIX / f"{name}-io.npz")
+    net.hybridize(backend="numpy")
+    net(mx.np.array(io["data"]))
+    block = amp.convert_hybrid_block(net, "bfloat16", cast_optional_params=CASES[name])
+    sym, _ = block.export(None, remove_amp_cast=False)
+    theirs = json.loads((FIX / f"{name}-full-symbol.json").read_text())
+    assert _nodes(json.loads(sym.tojson(remove_amp_cast=False))) == _nodes(theirs)
+    block.hybridize(backend="numpy")
+    _check(block(mx.np.array(io["data"])).asnumpy(), io)
