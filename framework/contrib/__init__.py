@@ -1,2 +1,3 @@
-"""MXNet's `mxnet.contrib`: INT8 quantization (`contrib.quantization.quantize_net`)."""
-from . import quantization  # noqa: F401
+"""MXNet's `mxnet.contrib`: INT8 quantization (`contrib.quantization.quantize_net`) and mixed
+precision (`contrib.amp`, bfloat16)."""
+from . import amp, quantization  # noqa: F401

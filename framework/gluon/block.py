@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from .. import initializer
 from ..base import brief_list
+from ..io.dtypes import narrow_bfloat16
 from ..io.params_file import detect_format, load_params, save_params
 from ..symbol.graph import Symbol, _Symbol
 from .parameter import Parameter
@@ -212,7 +213,9 @@ class Block:
         if deduplicate:
             last = {id(p): k for k, p in params.items()}
             params = {last[id(p)]: p for p in params.values()}
-        save_params(filename, {k: p._reduce()._data for k, p in params.items()}, format="npz")
+        arrays = {k: p._reduce()._data for k, p in params.items()}
+        save_params(filename, narrow_bfloat16(arrays, {k for k, p in params.items() if p._bf16}),
+                    format="npz")
 
     def load_parameters(self, filename: str, device=None, allow_missing: bool = False,
                         ignore_extra: bool = False, cast_dtype: bool = False,

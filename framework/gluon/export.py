@@ -6,7 +6,8 @@ import warnings
 from ..compiler.passes.partition import expand
 from ..io.atomic import write_atomic
 from ..io.params_file import save_params
-from ..symbol.graph import rename_vars
+from ..io.dtypes import narrow_bfloat16
+from ..symbol.graph import bfloat16_vars, rename_vars
 from ..symbol.json_io import _strip_amp_cast
 
 
@@ -42,5 +43,6 @@ def export(block, path: str | None, epoch: int = 0, remove_amp_cast: bool = True
     sym_file = f"{path}-symbol.json"
     write_atomic(sym_file, sym.tojson(remove_amp_cast=False).encode("utf-8"))
     params_file = f"{path}-{epoch:04d}.params"
-    save_params(params_file, {k: v._data for k, v in arg_dict.items()}, format="npz")
+    save_params(params_file, narrow_bfloat16({k: v._data for k, v in arg_dict.items()},
+                                             bfloat16_vars(sym)), format="npz")
     return sym_file, (params_file if arg_dict else None)

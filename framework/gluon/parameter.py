@@ -9,7 +9,7 @@ import numpy as _onp
 from .. import initializer as _init
 from ..base import DeferredInitializationError
 from ..device import Device, cpu, current_device
-from ..io.dtypes import dtype_flag
+from ..io.dtypes import bfloat16_to_float32, dtype_flag, held_dtype, is_bfloat16, round_to_bfloat16
 from ..ndarray import ndarray
 from ..symbol import trace as _trace
 from ..symbol.graph import Node, _Symbol
@@ -44,7 +44,9 @@ class Parameter:
             shape = (shape,)
         self._shape = tuple(shape) if shape is not None else None
         self._name = name
-        self._dtype = dtype
+        # bfloat16 is held as float32 with bfloat16 values; `_bf16` keeps what files say (flag 12)
+        self._bf16 = is_bfloat16(dtype)
+        self._dtype = held_dtype(dtype).type if self._bf16 else dtype
         self.lr_mult = lr_mult
         self.wd_mult = wd_mult
         self.init = init
@@ -269,12 +271,13 @@ class Parameter:
 
     def cast(self, dtype) -> None:
         self._var = None
-        self._dtype = dtype
+        self._bf16 = is_bfloat16(dtype)
+        self._dtype = held_dtype(dtype).type if self._bf16 else dtype
         if self._data is None:
             return
-        nd = _onp.dtype(dtype)
+        nd = _onp.dtype(self._dtype)
         for d in self._data:
-            d._data = d._data.astype(nd)
+            d._data = round_to_bfloat16(d._data) if self._bf16 else d._data.astype(nd)
         if self._grad is not None:
             for g in self._grad:
                 g._data = g._data.astype(nd)
@@ -289,6 +292,10 @@ class Parameter:
                    dtype_source: str = "current") -> None:
         """Load `data` (from a file) into this parameter, checking shape and dtype."""
         src = _onp.asarray(data._data if isinstance(data, ndarray) else data)
+        if is_bfloat16(src.dtype):              # held as float32 (exact); saved back as bf16
+            src = bfloat16_to_float32(src)
+            if self._bf16 or dtype_source == "saved":
+                self._bf16, self._dtype, self._var = True, _onp.float32, None
         if self.shape:
             unknown = -1
             for self_dim, data_dim in zip(self.shape, src.shape):
@@ -340,7 +347,7 @@ class Parameter:
         if self.shape is not None:
             attrs["__shape__"] = str(tuple(self.shape))
         if self.dtype is not None:
-            attrs["__dtype__"] = str(dtype_flag(_onp.dtype(self.dtype)))
+            attrs["__dtype__"] = "12" if self._bf16 else str(dtype_flag(_onp.dtype(self.dtype)))
         attrs["__lr_mult__"] = str(self.lr_mult)
         attrs["__wd_mult__"] = str(self.wd_mult)
         if self.init is not None:

@@ -6,7 +6,7 @@ import numpy as _onp
 import warnings
 
 from ..compiler.passes.unknown_dims import resolve, unresolved_nodes
-from ..io.dtypes import dtype_from_flag
+from ..io.dtypes import dtype_from_flag, held_dtype
 from ..ndarray import ndarray
 from ..symbol import trace as _trace
 from ..symbol.graph import Group, Node, Symbol, var
@@ -201,7 +201,7 @@ def _infer_param_types(inputs: list[Symbol], out: Symbol, warn: bool = True) -> 
             warnings.warn("Cannot decide type for the following arguments. Consider providing "
                           "them as input:\n\t" + "\n\t".join(unknown), stacklevel=3)
             return {}
-        known[s.name] = dtype_from_flag(int(flag))
+        known[s.name] = held_dtype(dtype_from_flag(int(flag)))
     try:
         found = infer_type(out, _as_dict=True, **known)
     except Exception:  # noqa: BLE001 - MXNet falls back to float32 when inference fails

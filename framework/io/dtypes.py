@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from ..base import (BFLOAT16, bfloat16_to_float32, float32_to_bfloat16, held_dtype,  # noqa: F401
+                    is_bfloat16, round_to_bfloat16)
 from .errors import ParamsFormatError
-
-BFLOAT16 = np.dtype([("bfloat16", "<u2")])
 
 # flag -> (MXNet name, little-endian numpy dtype)
 _TABLE: dict[int, tuple[str, np.dtype]] = {
@@ -42,21 +42,6 @@ FLAG_TO_NAME: dict[int, str] = {f: name for f, (name, _) in _TABLE.items()}
 NAME_TO_FLAG: dict[str, int] = {name: f for f, name in FLAG_TO_NAME.items()}
 # (kind, itemsize) identifies every non-bfloat16 entry regardless of byte order
 _KIND_SIZE_TO_FLAG = {(dt.kind, dt.itemsize): f for f, dt in FLAG_TO_DTYPE.items() if f != 12}
-
-
-def is_bfloat16(dt: Any) -> bool:
-    """True for MXNet's structured bfloat16 dtype or an ``ml_dtypes.bfloat16``."""
-    if isinstance(dt, str):
-        return dt == "bfloat16"
-    try:
-        dt = np.dtype(dt)
-    except TypeError:
-        return False
-    if dt.itemsize != 2:
-        return False
-    if dt.names is not None:  # [('bfloat16', '<u2')] in any byte order
-        return dt.names == ("bfloat16",) and dt.fields["bfloat16"][0].kind == "u"
-    return dt.name == "bfloat16"  # ml_dtypes registers this name
 
 
 MAX_NDIM = 32      # MXNet's limit on an array's rank (and a sanity bound for readers)
@@ -114,25 +99,15 @@ def dtype_name(flag: int | str) -> str:
     return FLAG_TO_NAME[dtype_flag(dtype_from_flag(flag))]
 
 
-def bfloat16_to_float32(arr: np.ndarray) -> np.ndarray:
-    """Widen a :data:`BFLOAT16` (or raw uint16 bit pattern) array to float32, exactly."""
-    bits = np.asarray(arr)
-    if bits.dtype.names is not None:
-        bits = bits["bfloat16"]
-    return (bits.astype("<u4") << 16).view("<f4").astype(np.float32)
-
-
-def float32_to_bfloat16(arr: np.ndarray) -> np.ndarray:
-    """Round float32 to bfloat16 (round-to-nearest-even, NaN kept quiet) as :data:`BFLOAT16`."""
-    f = np.ascontiguousarray(arr, dtype="<f4")
-    u = f.view("<u4").astype(np.uint64)
-    rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
-    out = np.where(np.isnan(f), (u >> 16) | 0x40, rounded).astype("<u2")
-    return out.view(BFLOAT16)
+def narrow_bfloat16(arrays: dict, names: set) -> dict:
+    """`arrays` for a file: those whose name (without `arg:`/`aux:`) is in `names` — variables
+    typed bfloat16 — rounded to :data:`BFLOAT16` from the float32 they are held in."""
+    return {k: float32_to_bfloat16(v) if k.split(":", 1)[-1] in names and not is_bfloat16(v.dtype)
+            else v for k, v in arrays.items()}
 
 
 __all__ = [
-    "BFLOAT16", "FLAG_TO_DTYPE", "FLAG_TO_NAME", "NAME_TO_FLAG", "is_bfloat16",
+    "BFLOAT16", "held_dtype", "round_to_bfloat16", "narrow_bfloat16", "FLAG_TO_DTYPE", "FLAG_TO_NAME", "NAME_TO_FLAG", "is_bfloat16",
     "dtype_flag", "dtype_from_flag", "dtype_name", "bfloat16_to_float32",
     "float32_to_bfloat16",
 ]

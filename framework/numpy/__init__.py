@@ -10,6 +10,7 @@ import sys as _sys
 
 import numpy as _onp
 
+from ..base import BFLOAT16 as _BFLOAT16
 from ..ndarray import ndarray
 from . import fallback, fallback_linalg, linalg, random  # noqa: F401
 from ._base import as_nd
@@ -34,7 +35,7 @@ from ._shape import __all__ as _s_all
 float16 = _onp.float16
 float32 = _onp.float32
 float64 = _onp.float64
-bfloat16 = None
+bfloat16 = _BFLOAT16  # MXNet's structured dtype (files, flag 12); held as float32
 int8 = _onp.int8
 int16 = _onp.int16
 int32 = _onp.int32

@@ -8,6 +8,7 @@ import numpy as _onp
 from .._np_state import is_np_default_dtype
 from ..dispatch import invoke
 from ..ndarray import ndarray
+from ..ops.attrs import parse_dtype
 from ..symbol import trace as _trace
 
 __all__ = ["ndarray", "invoke", "as_nd", "is_scalar", "is_int_scalar", "tracing", "dtype_of",
@@ -38,8 +39,8 @@ def dtype_of(dtype):
     """A dtype argument ('float32', np.float32, numpy dtype, None) → numpy dtype or None."""
     if dtype is None:
         return None
-    if isinstance(dtype, str) and dtype == "bool":
-        return _onp.dtype(_onp.bool_)
+    if isinstance(dtype, str) and dtype in ("bool", "bfloat16"):
+        return parse_dtype(dtype)
     return _onp.dtype(dtype)
 
 

@@ -32,16 +32,35 @@ def _core():
     return ov.Core()
 
 
+CPU_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
+
+
+def cpu_bf16_flags(cpuinfo: str = "/proc/cpuinfo") -> set[str] | None:
+    """The bf16 instruction-set flags the kernel reports for this CPU (None: not readable)."""
+    try:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[-1].split()) & set(CPU_BF16_FLAGS)
+    except OSError:
+        return None
+    return None
+
+
 def bf16_support() -> str | None:
-    """None when the CPU computes bf16 natively (OpenVINO reports BF16), else why not."""
+    """None when the CPU computes bf16 natively (OpenVINO reports BF16; where OpenVINO cannot
+    say, the CPU's avx512_bf16/amx_bf16 flags decide), else why not."""
+    flags = cpu_bf16_flags()
+    seen = ("" if flags is None else f"; /proc/cpuinfo: {', '.join(sorted(flags))}" if flags
+            else f"; /proc/cpuinfo has neither {' nor '.join(CPU_BF16_FLAGS)}")
     try:
         caps = _core().get_property(DEVICE, "OPTIMIZATION_CAPABILITIES")
     except Exception as e:  # noqa: BLE001 - OpenVINO's own exception types
-        return f"OpenVINO cannot report the CPU's capabilities: {e}"
+        return None if flags else f"OpenVINO cannot report the CPU's capabilities: {e}{seen}"
     if "BF16" in [str(c).upper() for c in caps]:
         return None
     return (f"this CPU has no native bf16 (OpenVINO {DEVICE} capabilities: "
-            f"{', '.join(map(str, caps))}); running f32")
+            f"{', '.join(map(str, caps))}{seen}); running f32")
 
 
 def effective_precision(asked: str) -> tuple[str, str]:

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as _np
 
-from ..base import OperatorError
+from ..base import BFLOAT16, OperatorError, is_bfloat16
 
 _REQUIRED = object()
 
@@ -105,7 +105,7 @@ def format_value(v: Any) -> str:
     if isinstance(v, (tuple, list)):
         return "[" + ",".join("None" if x is None else _fmt_scalar(x) for x in v) + "]"
     if isinstance(v, _np.dtype):
-        return v.name
+        return "bfloat16" if is_bfloat16(v) else v.name
     if isinstance(v, type) and issubclass(v, _np.generic):
         return _np.dtype(v).name
     return _fmt_scalar(v)
@@ -170,6 +170,8 @@ def parse_dtype(v: Any) -> _np.dtype | None:
         s = v.strip()
         if s == "bool":
             return _np.dtype(bool)
+        if s == "bfloat16":          # no numpy dtype: MXNet's structured one (base.BFLOAT16)
+            return BFLOAT16
         return _np.dtype(s)
     return _np.dtype(v)
 

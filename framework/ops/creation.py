@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import ShapeError
+from ..base import ShapeError, bfloat16_to_float32, held_dtype, is_bfloat16, round_to_bfloat16
 from . import legacy_forms
 from ._common import F32, norm_axis, same_shape
 from .attrs import Bool, DType, Float, Int, Shape, Str
+from .amp import cast_onnx
 from .lowering import Unsupported, lowers, lowers_named
 from .registry import register
 
@@ -150,18 +151,19 @@ def linspace(a):
 
 # -- dtype / identity ---------------------------------------------------------------------------
 @register("Cast", "cast", "_npi_cast", attrs={"dtype": DType(None)},
-          infer_shape=same_shape, infer_type=lambda a, d: [a.dtype], strict=True,
-          profiler_scope=True)
+          infer_shape=same_shape,
+          infer_type=lambda a, d: [a.dtype if a.dtype is None else held_dtype(a.dtype)],
+          strict=True, profiler_scope=True)
 def cast(a, x):
-    """Convert to `dtype` (a copy; float→int truncates toward zero as in C)."""
+    """Convert to `dtype` (a copy; float→int truncates toward zero as in C). bfloat16 is held
+    as float32 rounded to bfloat16 values; a bfloat16 array from a file is widened exactly."""
     if a.dtype is None:
         raise ShapeError("Cast: dtype is required")
+    if is_bfloat16(x.dtype):
+        x = bfloat16_to_float32(x)
+    if is_bfloat16(a.dtype):
+        return round_to_bfloat16(x.astype(np.float32))
     return x.astype(a.dtype)
-
-
-# the same conversion, inserted by mixed precision: `export(remove_amp_cast=True)` drops it
-register("amp_cast", attrs={"dtype": DType(None)}, infer_shape=same_shape,
-         infer_type=lambda a, d: [a.dtype], strict=True, amp=True)(cast.kernel)
 
 
 @register("BlockGrad", "stop_gradient", "_npi_stop_gradient", "make_loss", "MakeLoss",
@@ -244,10 +246,9 @@ def _fill_like_onnx(ctx, node, ins):
     return _fill_onnx(ctx, ctx.shape_of(ins[0]), np.asarray(value, dt).item(), dt)
 
 
-@lowers_named("amp_cast")
 @lowers(cast)
 def _cast_onnx(ctx, node, ins):
-    return ctx.op("Cast", ins, to=ctx.tensor_type(node.parsed.dtype))
+    return cast_onnx(ctx, ins[0], node.parsed.dtype)
 
 
 @lowers(block_grad, copy, cast_storage)

@@ -139,7 +139,7 @@ _rmod_scalar=scalar,is_int _rnn_param_concat=num_args,dim _rpower_scalar=scalar,
 _sg_mkldnn_conv=with_bn,with_act,with_sum,with_postsum_act,quantized,min_calib_range,max_calib_range
 _sg_mkldnn_fully_connected=quantized,enable_float_output,with_eltwise,min_calib_range,max_calib_range,channel_wise_quantize
 _split_v2=indices,axis,squeeze_axis,sections _sub _zeros=shape,ctx,dtype abs add_n
-amp_cast=dtype arccos arccosh arcsin arcsinh arctan arctanh argmax=axis,keepdims argmax_channel
+amp_cast=dtype amp_multicast=num_outputs,cast_narrow arccos arccosh arcsin arcsinh arctan arctanh argmax=axis,keepdims argmax_channel
 argmin=axis,keepdims argsort=axis,is_ascend,dtype
 batch_dot=transpose_a,transpose_b,forward_stype broadcast_add broadcast_axes=axis,size
 broadcast_axis=axis,size broadcast_div broadcast_equal broadcast_greater broadcast_greater_equal

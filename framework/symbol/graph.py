@@ -77,6 +77,11 @@ def new_node_name() -> str:
     return f"node_{next(_node_ids)}"
 
 
+def bfloat16_vars(sym: "Symbol") -> set[str]:
+    """Names of the variables typed bfloat16 (`__dtype__` flag 12): saved as bfloat16."""
+    return {n.name for n in sym.topo() if n.is_var and n.attrs.get("__dtype__") == "12"}
+
+
 def topo_order(heads: Iterable[Entry]) -> list[Node]:
     """Post-order DFS from the heads (inputs left→right, then control deps), iterative."""
     order: list[Node] = []

@@ -11,7 +11,7 @@ import ast
 import numpy as np
 
 from ..base import ShapeError
-from ..io.dtypes import dtype_from_flag
+from ..io.dtypes import dtype_from_flag, held_dtype
 from ..ops._common import same_shape
 from .graph import Node, Symbol
 
@@ -164,7 +164,7 @@ def infer_dtypes(sym: Symbol, known: dict[str, np.dtype]) -> dict[tuple[int, int
             if n.name in known:
                 dts[(id(n), 0)] = np.dtype(known[n.name])
             elif "__dtype__" in n.attrs:
-                dts[(id(n), 0)] = np.dtype(dtype_from_flag(int(n.attrs["__dtype__"])))
+                dts[(id(n), 0)] = held_dtype(dtype_from_flag(int(n.attrs["__dtype__"])))
             else:
                 dts[(id(n), 0)] = None
             continue

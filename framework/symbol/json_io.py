@@ -283,7 +283,8 @@ def _amp(n: Node) -> bool:
 
 
 def _strip_amp_cast(sym: Symbol) -> Symbol:
-    """Bypass mixed-precision casts (`OpDef.amp`; copies the graph only when there are any)."""
+    """Bypass mixed-precision casts (`OpDef.amp`; copies the graph only when there are any).
+    A cast that is itself a graph output is kept (MXNet's RemoveAmpCast rewires inputs only)."""
     order = sym.topo()
     if not any(_amp(n) for n in order):
         return sym
@@ -295,11 +296,13 @@ def _strip_amp_cast(sym: Symbol) -> Symbol:
             n, i = n.inputs[i if len(n.inputs) > 1 else 0]
         return new[id(n)], i
 
+    heads = {id(n) for n, _ in sym.outputs}
     for n in order:
-        if _amp(n):
+        if _amp(n) and id(n) not in heads:
             continue
         c = Node(n.opname, n.name, n.attrs, op=n.op)
         c.inputs = [resolve(e) for e in n.inputs]
         c.subgraphs = n.subgraphs
         new[id(n)] = c
-    return Symbol([resolve(e) for e in sym.outputs])
+    # as MXNet's RemoveAmpCast: consumers skip the casts; a cast that is an output stays
+    return Symbol([(new[id(n)], i) for n, i in sym.outputs])

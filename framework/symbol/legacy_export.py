@@ -21,12 +21,13 @@ import numpy as _onp
 
 from ..base import LegacyExportError
 from ..io.atomic import write_atomic
+from ..io.dtypes import narrow_bfloat16
 from ..io.params_file import save_params
-from ..ops.attrs import parse_tuple
+from ..ops.attrs import format_value, parse_tuple
 from ..ops.legacy_forms import MX191_CHOICES, export_error as _err
 from ..ops.mxnet191 import MX191_OPS, MX191_REQUIRED_NONE
 from ..ops.registry import OpDef, get_op
-from .graph import Node, Symbol
+from .graph import Node, Symbol, bfloat16_vars
 from .infer import infer_shapes
 from .json_io import to_json
 
@@ -49,10 +50,8 @@ def _fmt(v: Any) -> str:
     if isinstance(v, (tuple, list)):
         return str(tuple(None if x is None else (int(x) if isinstance(x, (int, _onp.integer))
                                                   else x) for x in v))
-    if isinstance(v, _onp.dtype):
-        return v.name
-    if isinstance(v, type) and issubclass(v, _onp.generic):
-        return _onp.dtype(v).name
+    if isinstance(v, _onp.dtype) or (isinstance(v, type) and issubclass(v, _onp.generic)):
+        return format_value(v)            # bfloat16 has no numpy name
     if isinstance(v, (float, _onp.floating)):
         return repr(float(v))
     if isinstance(v, _onp.integer):
@@ -185,6 +184,6 @@ def export_legacy(block, path: str | None, epoch: int = 0, remove_amp_cast: bool
     text = to_json(sym, remove_amp_cast=remove_amp_cast, version=10901, np_shape=False)
     write_atomic(sym_file, text.encode("utf-8"))
     params_file = f"{path}-{epoch:04d}.params"
-    save_params(params_file, {k: _onp.asarray(getattr(v, "_data", v)) for k, v in arg_dict.items()},
-                format="legacy")
+    arrays = {k: _onp.asarray(getattr(v, "_data", v)) for k, v in arg_dict.items()}
+    save_params(params_file, narrow_bfloat16(arrays, bfloat16_vars(sym)), format="legacy")
     return sym_file, (params_file if arg_dict else None)

@@ -70,6 +70,13 @@ def param_vars(sym, names: list[str], has_params: bool) -> list[str]:
             or any(a in attrs.get(n, {}) for a in marks)]
 
 
+def _through_casts(node):
+    """The tensor behind shape-preserving casts (a bf16 model's `amp_cast` of a weight)."""
+    while not node.is_var and node.op.passes_shape and node.inputs:
+        node = node.inputs[0][0]
+    return node
+
+
 def default_input(sym, name: str, params: dict[str, np.ndarray]) -> IOSpec:
     var = next(n for n in sym.topo() if n.is_var and n.name == name)
     datatype = "FP32"
@@ -82,10 +89,10 @@ def default_input(sym, name: str, params: dict[str, np.ndarray]) -> IOSpec:
     for n in sym.topo():
         if n.is_var or not n.inputs or n.inputs[0][0] is not src:
             continue
-        if n.op.passes_shape:              # e.g. an INT8 model's quantize: read what follows
+        if n.op.passes_shape:              # an INT8 model's quantize, a bf16 amp_cast: read on
             src = n
             continue
-        w = params.get(n.inputs[1][0].name) if len(n.inputs) > 1 else None
+        w = params.get(_through_casts(n.inputs[1][0]).name) if len(n.inputs) > 1 else None
         if w is None:
             break
         hint = n.op.data_shape(n.parsed, w.shape) if n.op.data_shape is not None else None

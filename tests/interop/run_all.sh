@@ -43,6 +43,8 @@ step "$MX1" tests/interop/export_zoo_mx.py "${ZOO_ARGS[@]}"
 step "$PY" tests/interop/check_zoo.py "${ZOO_ARGS[@]}"
 step "$PY" tests/interop/check_export_1x.py --fixtures "${ZOO_ARGS[@]}"
 step "$PY" tests/interop/check_export_2x.py
+# 4b. bfloat16 (contrib.amp): MXNet 1.9.1 loads our bf16 exports, graphs equal its own conversion
+step "$PY" tests/interop/check_amp_export.py
 # 5. GluonCV families and the contrib detection operators: every committed fixture, the large
 #    networks included (regenerate with gen_gluoncv.py / gen_contrib_refs.py in the GluonCV venv)
 step bash tests/interop/setup_gluoncv.sh
