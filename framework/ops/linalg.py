@@ -164,7 +164,7 @@ def gemm2(a, x, y):
           infer_shape=lambda a, s: [tuple(s[2])], strict=True, flops=_bmm_flops)
 def gemm(a, x, y, c):
     """alpha · op(A) · op(B) + beta · C."""
-    out = gemm2(a, x, y)
+    out = gemm2.kernel(a, x, y)      # `gemm2` is its registry entry
     return out + c.dtype.type(a.beta) * c
 
 
@@ -215,8 +215,48 @@ def tensordot_int(a, x, y):
     return _ret(np.tensordot(x, y, axes=a.axes))
 
 
+def _einsum_labels(term: str, shape: tuple) -> list:
+    """One label per dimension of an operand; "..." covers the dims no letter names (as '.')."""
+    head, dots, tail = term.partition("...")
+    n_ell = len(shape) - len(head) - len(tail) if dots else 0
+    if n_ell < 0 or (not dots and len(term) != len(shape)):
+        raise ShapeError(f"einsum: subscripts '{term}' do not fit an operand of shape {shape}")
+    return list(head) + ["."] * n_ell + list(tail)
+
+
+def _promote(dtypes: list) -> np.dtype:
+    dt = dtypes[0]
+    for d in dtypes[1:]:
+        dt = result_dtype(dt, d)
+    return dt
+
+
+def _einsum_shape(a, s):
+    lhs, arrow, out = a.subscripts.replace(" ", "").partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(s):
+        raise ShapeError(f"einsum: {len(terms)} subscripts for {len(s)} operands")
+    size: dict[str, int] = {}
+    ell: list[tuple] = []
+    for term, shape in zip(terms, s):
+        labels = _einsum_labels(term, tuple(shape))
+        ell.append(tuple(d for l, d in zip(labels, shape) if l == "."))
+        for l, d in zip(labels, shape):
+            if l != "." and size.get(l, 1) not in (1, d) and d != 1:
+                raise ShapeError(f"einsum: dimension '{l}' is {size[l]} and {d}")
+            if l != ".":
+                size[l] = max(size.get(l, 1), d)
+    broadcast = np.broadcast_shapes(*ell)
+    if not arrow:                    # implicit output: "..." then the letters seen once, sorted
+        once = sorted(l for l in size if lhs.count(l) == 1)
+        out = ("..." if any(ell) else "") + "".join(once)
+    head, dots, tail = out.partition("...")
+    return [tuple(size[l] for l in head) + (broadcast if dots else ()) + tuple(size[l] for l in tail)]
+
+
 @register("_npi_einsum", attrs={"num_args": Int(), "subscripts": Str(""), "optimize": Int(0)},
-          inputs=lambda a: [f"data{i}" for i in range(a.num_args)], strict=True)
+          inputs=lambda a: [f"data{i}" for i in range(a.num_args)], strict=True,
+          infer_shape=_einsum_shape, infer_type=lambda a, d: [_promote(d)])
 def einsum(a, *xs):
     """Einstein summation over `num_args` operands."""
     if len({x.dtype for x in xs}) > 1:
@@ -339,19 +379,39 @@ def matrix_rank_tensor_tol(a, x, tol):
     return _matrix_rank(x, np.asarray(tol, np.float64), a.hermitian)
 
 
-@register("_npi_svd", num_outputs=3)
+def _svd_shape(a, s):
+    *lead, m, n = s[0]
+    k = min(m, n)
+    return [(*lead, m, k), (*lead, k), (*lead, k, n)]
+
+
+def _eigh_shape(a, s):
+    x = tuple(s[0])
+    if len(x) < 2 or x[-1] != x[-2]:
+        raise ShapeError(f"eigh: the last two dimensions must be square, got shape {x}")
+    return [x[:-1], x]
+
+
+def _ftype(n: int):
+    """`infer_type` of np.linalg kernels: float inputs keep their dtype, others are float32."""
+    return lambda a, d: [d[0] if is_float(d[0]) else F32] * n
+
+
+@register("_npi_svd", num_outputs=3, infer_shape=_svd_shape, infer_type=_ftype(3))
 def svd(a, x):
     u, s, vt = np.linalg.svd(_f(x), full_matrices=False)
     return u, s, vt
 
 
-@register("_npi_eigh", attrs={"UPLO": Str("L")}, num_outputs=2)
+@register("_npi_eigh", attrs={"UPLO": Str("L")}, num_outputs=2, infer_shape=_eigh_shape,
+          infer_type=_ftype(2))
 def eigh(a, x):
     w, v = np.linalg.eigh(_f(x), UPLO=a.UPLO)
     return w, v
 
 
-@register("_npi_eigvalsh", attrs={"UPLO": Str("L")})
+@register("_npi_eigvalsh", attrs={"UPLO": Str("L")}, infer_shape=lambda a, s: _eigh_shape(a, s)[:1],
+          infer_type=_ftype(1))
 def eigvalsh(a, x):
     return np.linalg.eigvalsh(_f(x), UPLO=a.UPLO)
 

@@ -20,10 +20,15 @@ from typing import Any, Callable, Sequence
 
 import numpy as _np
 
-from ..base import GraphFormatError
+from ..base import GraphFormatError, ShapeError
 from .attrs import Attr, Attrs, format_value, parse_attrs
 
 Shape = tuple
+
+
+class DataDependentShape(ShapeError):
+    """An op's output shapes depend on its input values: shape inference leaves them unknown."""
+
 ShapeFn = Callable[[Attrs, list], list]
 
 
@@ -41,6 +46,10 @@ class OpDef:
     num_visible: int | Callable[[Attrs], int] | None = None
     output_names: Sequence[str] | None = None      # BatchNorm: output, mean, var
     infer_shape: ShapeFn | None = None             # (attrs, in_shapes) -> out_shapes
+    # the output shapes depend on the input *values* (unique, nonzero, boolean_mask…), or a
+    # function of the attrs saying so (delete with an index tensor): no `infer_shape`, and
+    # shape inference leaves the outputs unknown. Every other op must have an `infer_shape`.
+    shape_depends_on_data: bool | Callable[[Attrs], bool] = False
     infer_type: Callable[[Attrs, list], list] | None = None
     # (attrs, input names) -> the dtype the op gives each input when it is unknown, or None
     # (MXNet's FInferType fills inputs too: quantized ops' float32 ranges, int8 FC weights)
@@ -153,13 +162,19 @@ class OpDef:
         return e(a) if callable(e) else e
 
     # -- inference ----------------------------------------------------------------------------
+    def depends_on_data(self, a: Attrs) -> bool:
+        d = self.shape_depends_on_data
+        return d(a) if callable(d) else d
+
     def shapes(self, a: Attrs, in_shapes: list[Shape]) -> list[Shape]:
-        """Output shapes; without an `infer_shape` rule the kernel runs on zeros (fallback)."""
-        if self.infer_shape is not None:
-            return [tuple(s) for s in self.infer_shape(a, list(in_shapes))]
-        outs = self.kernel(a, *[_np.zeros(s, _np.float32) for s in in_shapes])
-        outs = outs if isinstance(outs, tuple) else (outs,)
-        return [tuple(o.shape) for o in outs]
+        """Output shapes from the op's `infer_shape`; `DataDependentShape` when they depend on
+        the input values (never a guess: no kernel is run)."""
+        if self.depends_on_data(a):
+            raise DataDependentShape(f"operator {self.name}: output shapes depend on the input "
+                                     f"values, not only on the input shapes {list(in_shapes)}")
+        if self.infer_shape is None:   # tests/ops/test_registry_shapes.py lets no op get here
+            raise ShapeError(f"operator {self.name} has no shape rule (infer_shape)")
+        return [tuple(s) for s in self.infer_shape(a, list(in_shapes))]
 
     def dtypes(self, a: Attrs, in_dtypes: list) -> list:
         if self.infer_type is not None:

@@ -49,7 +49,7 @@ def fold_constants(sym: Symbol) -> Symbol:
             return None
         c = ConstNode(CONST.name, n.name, {"key": n.name}, op=CONST)
         c.value = tuple(np.asarray(o) for o in outs)
-        c._parsed = Attrs(key=n.name)
+        c._parsed = Attrs(key=n.name, shape=c.value[0].shape, dtype=c.value[0].dtype)
         return [(c, i) for i in range(len(outs))]
     return rebuild(sym, visit)
 
