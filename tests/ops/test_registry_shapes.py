@@ -146,7 +146,7 @@ CASES: dict[str, tuple[dict, list]] = {
     "_npi_cross": ({}, [(4, 3), (4, 2)]),
     "_npi_delete": (dict(start=1, stop=4, step=2, axis=1), [(2, 5)]),
     "_npi_det": ({}, [spd(3, (2,))]),
-    "_npi_diag": (dict(k=1), [(3, 4)]),
+    "_npi_diag": (dict(k=1), [(4, 3)]),
     "_npi_diag_indices_from": ({}, [(3, 3)]),
     "_npi_dot": ({}, [(2, 3), (3, 4)]),
     "_npi_eig": ({}, [spd()]),
