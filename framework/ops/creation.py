@@ -57,7 +57,7 @@ def empty(a):
 # shape inference (the batch size of an RNN's begin state), resolved per input signature
 for _np_op, _name in ((zeros, "_zeros"), (ones, "_ones"), (full, "_full"), (empty, "_empty")):
     register(_name, attrs=dict(_np_op.attrs), inputs=(), infer_shape=_init_shape,
-             infer_type=_const_type, strict=True, unknown_zero_dims=True)(_np_op.kernel)
+             infer_type=_const_type, strict=True)(_np_op.kernel)
 
 
 def _arange_values(start, stop, step, repeat, dtype):
@@ -161,18 +161,17 @@ def cast(a, x):
 
 # the same conversion, inserted by mixed precision: `export(remove_amp_cast=True)` drops it
 register("amp_cast", attrs={"dtype": DType(None)}, infer_shape=same_shape,
-         infer_type=lambda a, d: [a.dtype], strict=True, amp=True)(cast.kernel)
+         infer_type=lambda a, d: [a.dtype], strict=True)(cast.kernel)
 
 
 @register("BlockGrad", "stop_gradient", "_npi_stop_gradient", "make_loss", "MakeLoss",
-          infer_shape=same_shape, identity_at_inference=True)
+          infer_shape=same_shape)
 def block_grad(a, x):
     """Identity in the forward pass (stops gradients in MXNet)."""
     return x
 
 
-@register("_npi_copy", "_copy", "identity", "_np_copy", infer_shape=same_shape,
-          identity_at_inference=True)
+@register("_npi_copy", "_copy", "identity", "_np_copy", infer_shape=same_shape)
 def copy(a, x):
     return x.copy()
 

@@ -3,7 +3,8 @@
 An OpDef holds everything about an operator: its names (canonical, 1.x and 2.x aliases), the
 attribute schema, input names and which inputs are mutated auxiliary states, output counts and
 names, shape/dtype inference, the NumPy kernel, and the facts the rest of the framework needs
-(element-wise, in-place safe, identity at inference, its 1.x form, MXNet's monitor naming, …).
+(element-wise, in-place safe, its 1.x form, MXNet's monitor naming, …); facts that hold for a
+handful of ops are named groups beside it (groups.py, `OpGroup`).
 Imperative calls, tracing, loaded graphs, summaries, op hooks and every graph pass read this
 table; nothing implements an operator, or lists operators by name, anywhere else.
 
@@ -62,28 +63,21 @@ class OpDef:
     # its ONNX lowering (ops.lowering.OnnxLowering, set by `@lowers` at the end of
     # the op's module), or None where ONNX cannot express the op
     onnx: Any = None
-    # the kernel runs the node's `subgraphs[0]` (a partitioned region, compiler/passes/
-    # partition.py): the plan accepts such nodes and export expands them back
-    runs_subgraph: bool = False
     # (parsed attrs, node.subgraphs) -> None: the op's configuration lives in its node's
     # subgraph (MXNet's fused `_sg_mkldnn_*` nodes); fills the parsed attrs from it
     subgraph_attrs: Callable[[Attrs, list], None] | None = None
     doc: str = ""
-    # -- facts the graph passes read: each pass asks the op, none keeps a list of op names ------
+    # -- facts the graph passes read: each pass asks the op (or, for facts of a handful of ops,
+    # its named group in ops/groups.py); no pass keeps a list of op names ---------------------
     # output i is a function of element i of each input (same shape): any layout will do
     elementwise: bool | Callable[[Attrs], bool] = False
     # the out= kernel computes in one pass that may alias input 0 (same shape and dtype)
     inplace: bool | Callable[[Attrs], bool] = False
-    identity_at_inference: bool = False  # every output is input 0 when not training
     random: bool = False                 # draws random numbers: never folded into a constant
-    unknown_zero_dims: bool = False      # a 1.x creation op: a 0 in `shape` means "unknown"
-    adds: bool = False                   # computes lhs + rhs (a residual add)
-    same_shape_operands: bool = False    # 1.x elemwise_*: both operands have one shape
     # (data, parameter) inputs that must share a dtype (MXNet's type inference refuses a mix)
     dtype_pair: tuple[str, str] | None = None
     # the activation epilogue a fused GEMM computes for this op: (act_type, a_min, a_max) or None
     epilogue: Callable[[Attrs], tuple | None] | None = None
-    fuses: tuple[str, ...] = ()          # epilogues this op absorbs in place: "act", "sum"
     with_act: str | None = None          # the op computing this one followed by an activation
     # MXNet's monitor names: `input<j>` without FListInputNames, `<i>` without FListOutputNames
     monitor_indexed_inputs: bool = False
@@ -100,11 +94,8 @@ class OpDef:
     data_shape: Callable[[Attrs, tuple], tuple | None] | None = None
     # computes on 8-bit levels (MXNet's INT8 ops): two engines may round a level apart
     quantized: bool | Callable[[Attrs], bool] = False
-    # output 0 has input 0's shape (quantize): a served model's signature is read through it
-    passes_shape: bool = False
     # (file version, raw attrs) -> None: rewrites what an older MXNet JSON meant (symbol/json_io.py)
     upgrade: Callable[[int, dict], None] | None = None
-    amp: bool = False                    # inserted by mixed precision: export may drop it
     # MXNet's FQuantizedOp: the INT8 operator that stands for this one in a quantized graph
     # (contrib.quantization), or a function of the attrs giving it (None: stays float there)
     quantized_as: str | Callable[[Attrs], str | None] | None = None

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from framework.compiler.passes.partition import regions as graph_regions
 from framework.gluon import SymbolBlock
 from framework.ndarray import ndarray
 from framework.onnx.openvino import effective_precision
@@ -205,7 +206,7 @@ def ort_twin(block, data_names: list[str], checks: list[list[np.ndarray]],
         limit = INT8_ORT_BOUND if quantized else BF16_BOUND if used == "bf16" else ORT_BOUND
         # sessions built later for other input shapes are checked like this one
         bound = _twin(block, data_names, checks[0], engine, verify_bound=limit, **backend_opts)
-        regions = [n for n in bound.op.symbol.topo() if n.op is not None and n.op.runs_subgraph]
+        regions = graph_regions(bound.op.symbol)
         return bound, regions, [bound(arrays) for arrays in checks] if regions else [], limit
 
     res, e = attempt(build)

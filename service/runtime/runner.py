@@ -22,6 +22,7 @@ from typing import Callable
 import numpy as np
 
 from framework.base import MXNetError
+from framework.compiler.passes.partition import regions
 from framework.compiler.plan import Plan
 from framework.gluon import SymbolBlock
 from framework.io import ParamsFormatError, load_params, strip_prefixes
@@ -419,8 +420,7 @@ class Runner:
         """The onnxruntime engines of the served graph's regions."""
         if self.engine.name not in COMPILED or self._served is None:
             return []
-        return [n.parsed["runner"] for n in self._served.op.symbol.topo()
-                if n.op is not None and n.op.runs_subgraph]
+        return [n.parsed["runner"] for n in regions(self._served.op.symbol)]
 
     def specialized_bytes(self) -> int:
         """Memory taken since load by sessions specialized on new input shapes (measured as

@@ -10,6 +10,7 @@ from framework.compiler.passes.layout import to_channels_last
 from framework.compiler.passes.simplify import fold_constants, remove_identities
 from framework.compiler.plan import Plan
 from framework.compiler.typecheck import check_input_dtypes
+from framework.ops.groups import OpGroup
 from framework.ops.registry import OpDef, get_op
 from framework.symbol.graph import Node, Symbol
 
@@ -99,8 +100,8 @@ def test_random_ops_are_never_folded():
 
 def test_elemwise_add_is_the_same_shape_add():
     op = get_op("_plus")
-    assert op.name == "elemwise_add" and op.adds and op.same_shape_operands
-    assert get_op("broadcast_add").adds and not get_op("broadcast_add").same_shape_operands
+    assert op.name == "elemwise_add" and op.name in OpGroup.ADDS & OpGroup.SAME_SHAPE_OPERANDS
+    assert get_op("broadcast_add").name in OpGroup.ADDS - OpGroup.SAME_SHAPE_OPERANDS
 
 
 @pytest.mark.parametrize("kernel,axis,folds", [((3,), -2, True), ((3,), -3, False),
