@@ -182,7 +182,8 @@ def eigvals(a, x):
 @register("_npi_lstsq", inputs=("A", "B"), attrs={"rcond": Float(None, optional=True),
                                                  "new_default": Bool(True)}, num_outputs=4,
           shape_depends_on_data=True,   # the residuals are empty unless A has full rank
-          infer_type=lambda a, d: [d[0], d[0], I64, d[0]])
+          infer_type=lambda a, d: [np.result_type(d[0], d[1], F32)] * 2 + [I64]
+          + [np.result_type(d[0], d[1], F32)])
 def lstsq(a, A, B):
     if A.ndim != 2 or B.ndim not in (1, 2) or A.shape[0] != B.shape[0]:
         raise OperatorError(f"lstsq: incompatible shapes {A.shape} and {B.shape} "

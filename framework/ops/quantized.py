@@ -140,7 +140,7 @@ def requantize(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
 
 # -- layers that keep their input's levels ------------------------------------------------------
 def _pool_type(a: Attrs, d: list) -> list:
-    return [np.dtype(d[0]), _F32, _F32]
+    return [np.dtype(d[0]), np.dtype(d[1]), np.dtype(d[2])]     # the range passes through
 
 
 @register("_contrib_quantized_pooling", inputs=("data", "min_data", "max_data"),
