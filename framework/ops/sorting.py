@@ -142,7 +142,7 @@ def _trace_shape(a, s):
 @register("_npi_trace", attrs={"offset": Int(0), "axis1": Int(0), "axis2": Int(1)},
           infer_shape=_trace_shape)
 def trace(a, x):
-    return np.asarray(np.trace(x, a.offset, a.axis1, a.axis2))
+    return np.asarray(np.trace(x, a.offset, a.axis1, a.axis2, dtype=x.dtype))   # NumPy widens ints
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------

@@ -83,7 +83,7 @@ def default_input(sym, name: str, params: dict[str, np.ndarray]) -> IOSpec:
     for n in sym.topo():
         if n.is_var or not n.inputs or n.inputs[0][0] is not src:
             continue
-        if n.op.name in OpGroup.PASSES_SHAPE:              # e.g. an INT8 model's quantize: read what follows
+        if n.op.name in OpGroup.PASSES_SHAPE:   # e.g. an INT8 model's quantize: read what follows
             src = n
             continue
         w = params.get(n.inputs[1][0].name) if len(n.inputs) > 1 else None

@@ -2,9 +2,9 @@
 
 Each op runs twice, its float inputs in float32 and in float16: by default on inputs of shape
 (2, 3, 4, 5) with its default attrs (its parameters shaped by its `infer_param_shapes`); ops that
-need other inputs or attrs have a row in CASES. An op whose output shapes depend on the input values must say so
-(`shape_depends_on_data`) and then refuse to guess. Nothing is left out silently: an op without a
-runnable sample is named in SKIP with its reason.
+need other inputs or attrs have a row in CASES. An op whose output shapes depend on the input
+values must say so (`shape_depends_on_data`) and then refuse to guess. Nothing is left out
+silently: an op without a runnable sample is named in SKIP with its reason.
 """
 from __future__ import annotations
 

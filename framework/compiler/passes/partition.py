@@ -195,7 +195,8 @@ def _unit_order(sym: Symbol, groups: list[list[Node]]) -> list:
 
 
 def expand(sym: Symbol) -> Symbol:
-    """Inline every subgraph node (an op of `OpGroup.RUNS_SUBGRAPH`) back into its original nodes."""
+    """Inline every subgraph node (an op of `OpGroup.RUNS_SUBGRAPH`) back into its original
+    nodes."""
     if not any(is_region(n) for n in sym.topo()):
         return sym
 
