@@ -51,6 +51,8 @@ class OpDef:
     # function of the attrs saying so (delete with an index tensor): no `infer_shape`, and
     # shape inference leaves the outputs unknown. Every other op must have an `infer_shape`.
     shape_depends_on_data: bool | Callable[[Attrs], bool] = False
+    # (attrs, in_dtypes) -> out_dtypes; None: every output has input 0's dtype (float32 without
+    # inputs). tests/ops/test_registry_shapes.py checks either against the kernel
     infer_type: Callable[[Attrs, list], list] | None = None
     # (attrs, input names) -> the dtype the op gives each input when it is unknown, or None
     # (MXNet's FInferType fills inputs too: quantized ops' float32 ranges, int8 FC weights)

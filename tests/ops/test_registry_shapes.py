@@ -230,13 +230,13 @@ CASES: dict[str, tuple[dict, list]] = {
 # ops no sample can run on its own, each with the reason
 SKIP: dict[str, str] = {
     "_hs_const": "holds a value folded at build time; its kernel never runs (the plan binds the "
-                 "value): tests/compiler cover its shape attrs through fold_constants",
-    "_sg_onnxruntime": "runs a partitioned region built by optimize_for: tests/compiler/"
-                       "test_partition* check it against the ops it replaces",
+                 "value): tests/compiler/test_op_facts.py checks its shape and dtype attrs",
+    "_sg_onnxruntime": "runs a region partitioned by optimize_for, with a warm session: "
+                       "tests/compiler/test_partition.py checks it against the ops it replaces",
     "_sg_mkldnn_conv": "reads its configuration from the node's subgraph (a real MXNet INT8 "
-                       "export): tests/int8 run it on those files",
+                       "export): tests/int8/test_mxnet_int8_exports.py runs those files",
     "_sg_mkldnn_fully_connected": "reads its configuration from the node's subgraph (a real MXNet "
-                                  "INT8 export): tests/int8 run it on those files",
+                                  "INT8 export): tests/int8/test_mxnet_int8_exports.py runs them",
 }
 
 # NumPy's linalg refuses float16 (so does MXNet's): these ops take float32 and float64 only
