@@ -25,12 +25,11 @@ from ..base import GraphFormatError, ShapeError
 from .attrs import Attr, Attrs, format_value, parse_attrs
 
 Shape = tuple
+ShapeFn = Callable[[Attrs, list], list]
 
 
 class DataDependentShape(ShapeError):
     """An op's output shapes depend on its input values: shape inference leaves them unknown."""
-
-ShapeFn = Callable[[Attrs, list], list]
 
 
 @dataclass(eq=False)
@@ -48,8 +47,8 @@ class OpDef:
     output_names: Sequence[str] | None = None      # BatchNorm: output, mean, var
     infer_shape: ShapeFn | None = None             # (attrs, in_shapes) -> out_shapes
     # the output shapes depend on the input *values* (unique, nonzero, boolean_mask…), or a
-    # function of the attrs saying so (delete with an index tensor): no `infer_shape`, and
-    # shape inference leaves the outputs unknown. Every other op must have an `infer_shape`.
+    # function of the attrs saying when (delete by an index tensor, not by a slice): shape
+    # inference then leaves the outputs unknown. Every other op must have an `infer_shape`.
     shape_depends_on_data: bool | Callable[[Attrs], bool] = False
     # (attrs, in_dtypes) -> out_dtypes; None: every output has input 0's dtype (float32 without
     # inputs). tests/ops/test_registry_shapes.py checks either against the kernel
