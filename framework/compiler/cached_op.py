@@ -56,6 +56,7 @@ class CachedOp:
         self._pools_lock = threading.Lock()
         self._checked: set[tuple] = set()
         self._split_ok: dict[tuple, bool] = {}   # signature → samples proved independent
+        self._set_bytes: dict[tuple, int] = {}   # signature → bytes of one planned buffer set
 
     def _signature(self, inputs: list[np.ndarray]) -> tuple:
         di = self._data_idx
@@ -84,7 +85,7 @@ class CachedOp:
             with self._pools_lock:
                 idle = self._pools.setdefault(sig, [])
                 while len(self._pools) > MAX_SIGNATURES:
-                    self._pools.popitem(last=False)
+                    self._set_bytes.pop(self._pools.popitem(last=False)[0], None)
         if len(idle) < MAX_IDLE_SETS:
             idle.append(fn)
 
@@ -103,7 +104,8 @@ class CachedOp:
     def _run_static(self, sig: tuple, inputs: list[np.ndarray]) -> list[np.ndarray]:
         fn = self._idle(sig)
         if fn is None:                     # new shapes, or every set is busy: plan one more
-            fn, outs = self.fast.specialize_run(inputs)
+            fn, outs, memory = self.fast.specialize_plan(inputs)
+            self._set_bytes[sig] = memory.planned_bytes
             self._give(sig, fn)
             return outs
         try:
@@ -162,9 +164,14 @@ class CachedOp:
         sig = self._signature(inputs)
         if sig not in self._checked:
             self._validate(sig, inputs)
-        taken = [self._idle(sig) or self.fast.specialize(inputs) for _ in range(max(0, n))]
+        taken = [self._idle(sig) or self._plan_set(sig, inputs) for _ in range(max(0, n))]
         for fn in taken:
             self._give(sig, fn)
+
+    def _plan_set(self, sig: tuple, inputs: list[np.ndarray]) -> Callable:
+        fn, _, memory = self.fast.specialize_plan(inputs)
+        self._set_bytes[sig] = memory.planned_bytes
+        return fn
 
     def run_hooked(self, inputs: list[np.ndarray], callback, monitor_all: bool = False):
         return self.plan.run_hooked(inputs, callback, monitor_all)
@@ -178,6 +185,10 @@ class CachedOp:
         allocate as they go); later calls plan new ones as needed."""
         with self._pools_lock:
             self._pools.clear()
+
+    def buffer_bytes(self) -> int:
+        """Bytes of the idle static buffer sets (what `clear_buffers` would free)."""
+        return sum(n * self._set_bytes.get(sig, 0) for sig, n in self.idle_sets().items())
 
     def idle_sets(self) -> dict[tuple, int]:
         """Signature → buffer sets ready for the next calls (diagnostics and tests)."""

@@ -5,6 +5,7 @@ from .hybrid_block import HybridBlock  # noqa: F401
 from ..base import DeferredInitializationError  # noqa: F401
 from .parameter import Constant, Parameter  # noqa: F401
 from .symbol_block import SymbolBlock  # noqa: F401
+from .compile import compile_model  # noqa: F401
 from . import rnn  # noqa: F401,E402
 from . import model_zoo  # noqa: F401,E402
 from . import utils  # noqa: F401,E402

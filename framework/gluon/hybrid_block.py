@@ -13,7 +13,7 @@ from typing import Any
 from ..base import DeferredInitializationError
 from ..compiler.backends import get_backend
 from ..compiler.cached_op import CachedOp
-from ..compiler.engine import backend_for
+from ..compiler.engine import EngineChoice, select_engine
 from ..ndarray import ndarray
 from ..symbol import trace as _trace
 from ..symbol.graph import Symbol, _Symbol
@@ -86,6 +86,7 @@ class HybridBlock(Block):
         self._backend = None
         self._backend_opts: dict = {}
         self._engine: str | None = None       # hybridize(backend=...): None = the default
+        self._engine_choice = EngineChoice()  # what select_engine decided for the cached op
         self._partition_if_dynamic = True
         self._first_forward = True
 
@@ -255,7 +256,11 @@ class HybridBlock(Block):
         if default:
             # a plain hybridize() compiles onto the default engine; the traced graph stays the
             # block's graph (export, summary and op hooks see it)
-            backend, update_graph = backend_for(self._engine), False
+            choice = select_engine(self._engine, out, fallback=self._engine is None)
+            backend, update_graph = choice.backend, False
+        else:       # optimize_for: `numpy` (MXNet's NONE) is the reference, as for hybridize
+            choice = self._explicit_engine(backend)
+            backend = choice.backend
         if backend:
             shapes = {n: tuple(flat[i].shape) for n, i in data_names.items()
                       if i < len(flat) and hasattr(flat[i], "shape")}
@@ -269,6 +274,8 @@ class HybridBlock(Block):
                 warnings.warn(f"{type(self).__name__}: the {backend} engine cannot compile "
                               f"this graph ({type(e).__name__}: {e}); it runs on NumPy",
                               stacklevel=4)
+                choice = EngineChoice(reason=f"the {backend} engine cannot compile this "
+                                      f"graph ({type(e).__name__}: {e})")
             if update_graph:
                 self._cached_graph = (in_syms, out)
             input_names = out.list_inputs()
@@ -278,6 +285,20 @@ class HybridBlock(Block):
                        ("param_indices", [i for i, t in enumerate(self._cached_op_args) if not t[0]])] \
             + [f for f in self._flags if f[0] not in ("data_indices", "param_indices")]
         self._cached_op = CachedOp(out, input_names, dict(self._flags))
+        self._engine_choice = choice
+
+    def _explicit_engine(self, backend: str) -> EngineChoice:
+        """optimize_for(backend=...): the backend stands (it raises what it lacks); an
+        engine with precisions says which one it computes in."""
+        precision = self._backend_opts.get("precision")
+        return select_engine(backend, precision=precision if precision in ("f32", "bf16")
+                             else None, fallback=False)
+
+    @property
+    def engine_choice(self) -> EngineChoice | None:
+        """The engine the cached op runs on, its precision and why (None before the first
+        call builds it)."""
+        return self._engine_choice if self._cached_op is not None else None
 
     def _apply_backend(self, out: Symbol, params: dict, serial: dict,
                        data_shapes: dict | None = None, backend: str | None = None):

@@ -18,13 +18,14 @@ import numpy as np
 
 from ..heap import trim_heap
 from ..base import MXNetError
+from ..compiler.engine import OPENVINO, ORT, EngineProbe, register_engine
 from ..compiler.passes.partition import Region, contract, expand, find_groups
 from ..ops.lowering import OnnxLoweringError
 from ..ops.registry import get_op
 from ..symbol.backends import register_backend
 from ..symbol.graph import Node, Symbol
 from ..symbol.infer import _attr_shape, infer_dtypes
-from .build import lowerable
+from .build import lowerable, refusal
 from .deps import require
 from .openvino import FEATURE as OV_FEATURE, effective_precision
 from .runtime import FEATURE, OrtSubgraph, SessionConfig
@@ -114,6 +115,19 @@ def _partition(sym: Symbol, args: Mapping | None, aux: Mapping | None,
 def _takes(n: Node) -> bool:
     # a node with a subgraph is taken only when the subgraph is its configuration (fused ops)
     return (not n.subgraphs or n.op.subgraph_attrs is not None) and lowerable(n)
+
+
+def _refusal(n: Node) -> str | None:
+    """Why the partitioner leaves `n` to NumPy (None: it takes it): select_engine's probe."""
+    if _takes(n):
+        return None
+    if n.subgraphs and n.op.subgraph_attrs is None:
+        return "control-flow subgraphs stay on NumPy"
+    return refusal(n) or "the op does not lower to ONNX"
+
+
+register_engine(ORT, EngineProbe(_refusal))
+register_engine(OPENVINO, EngineProbe(_refusal, effective_precision))
 
 
 def _entry_info(sym: Symbol, params: dict, data_shapes: Mapping, data_dtypes: Mapping) -> _Info:

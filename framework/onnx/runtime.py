@@ -176,6 +176,11 @@ class OrtSubgraph:
         """Resident memory the cached sessions took when built (measured: RSS growth)."""
         return self.cache.nbytes()
 
+    def reset_counts(self) -> None:
+        """Forget how often each shape was used (a warm-up's calls say nothing about the
+        shapes real traffic brings: specialize.py)."""
+        self.cache.reset_counts()
+
     # -- inference through the region (the subgraph op's infer_shape / infer_type) --------------
     def infer_shapes(self, in_shapes: list) -> list:
         return self._outputs_of(infer_shapes(self.symbol, dict(zip(self._names, in_shapes))))

@@ -3,10 +3,11 @@ new version of the model its manifest names (else the file's stem), exactly as a
 it would be (management.upload_archive: staged, checked, loaded, committed), at startup and on
 every store poll.
 
-Which archives were imported is kept in `<store>/.mar-imported.json` (file name → size and
-mtime, and the outcome): an archive is claimed there under the store lock before it is
-imported, so of several replicas polling one store only one imports it; a replaced file
-(new size or mtime) is imported again as the next version. A refused archive is logged once
+The same holds for an `s3://` store: `<prefix>/<file>.mar` in the bucket. Which archives were
+imported is kept in the store's `.mar-imported.json` (file name → identity, and the outcome;
+repository/drops.py): an archive is claimed there atomically (a directory's lock, a bucket's
+conditional write) before it is imported, so of several replicas polling one store only one
+imports it; a replaced file (new identity) is imported again as the next version. A refused archive is logged once
 and recorded with the reason; it is tried again only when the file changes. The archive
 itself stays where it was put.
 
@@ -19,68 +20,43 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from pathlib import Path
-
-import orjson
+from typing import BinaryIO
 
 from ..errors import BadRequest, Conflict, ServiceError
 from ..repository import mar
+from ..repository.backend import Store
 from ..repository.config import ModelConfig
-from ..repository.manifest import write_atomic
-from ..repository.store import ModelStore, check_name
+from ..repository.drops import claim_change, note_change
+from ..repository.store import check_name
 from .server import Core
 from .management import upload_archive
 
 log = logging.getLogger("hybridserve.archives")
-RECORD = ".mar-imported.json"
 
 
-def _ident(p: Path) -> list[int]:
-    st = p.stat()
-    return [st.st_size, st.st_mtime_ns]
-
-
-def _read(store: ModelStore) -> dict:
-    f = store.root / RECORD
-    try:
-        doc = orjson.loads(f.read_bytes()) if f.is_file() else {}
-    except (OSError, orjson.JSONDecodeError):
-        doc = {}
-    return doc if isinstance(doc, dict) else {}
-
-
-def claim(store: ModelStore) -> list[Path]:
+def claim(store: Store) -> list[str]:
     """The dropped archives not yet imported in their current form, claimed for this process."""
-    candidates = [p for p in sorted(store.root.glob("*.mar"))
-                  if p.is_file() and not p.is_symlink()]
-    if not candidates:
+    found = store.dropped_archives()
+    if not found:
         return []
-    with store.lock:
-        record = _read(store)
-        mine = []
-        for p in candidates:
-            if (record.get(p.name) or {}).get("ident") != _ident(p):
-                record[p.name] = {"ident": _ident(p), "state": "importing"}
-                mine.append(p)
-        if mine:
-            write_atomic(store.root / RECORD, orjson.dumps(record, option=orjson.OPT_INDENT_2))
-    return mine
+    change, mine = claim_change(found)
+    store.update_drop_record(change)
+    return list(mine)
 
 
-def _note(store: ModelStore, archive: Path, outcome: dict) -> None:
-    with store.lock:
-        record = _read(store)
-        record[archive.name] = (record.get(archive.name) or {}) | outcome
-        write_atomic(store.root / RECORD, orjson.dumps(record, option=orjson.OPT_INDENT_2))
+def _note(store: Store, fname: str, outcome: dict) -> None:
+    store.update_drop_record(note_change(fname, outcome))
 
 
-def model_name(store: ModelStore, archive: Path, limits: mar.MarLimits) -> str:
+def model_name(src: BinaryIO, fname: str, limits: mar.MarLimits) -> str:
     """The manifest's model name when it is a valid one, else the file's stem."""
-    name = mar.manifest_name(archive, archive.name, limits)
+    name = mar.manifest_name(src, fname, limits)
+    src.seek(0)
+    stem = fname[:-len(".mar")] if fname.endswith(".mar") else fname
     try:
-        return check_name(name) if name else check_name(archive.stem)
+        return check_name(name) if name else check_name(stem)
     except BadRequest:
-        return check_name(archive.stem)
+        return check_name(stem)
 
 
 def _dims(shape: list[int] | tuple[int, ...] | None) -> str:
@@ -121,43 +97,50 @@ def _served_signature(core: Core, name: str) -> dict[str, list]:
     return {"inputs": list(cfg.inputs), "outputs": list(cfg.outputs)} if cfg else {}
 
 
-def _vet(archive: Path, name: str, served: dict[str, list]):
+def _vet(fname: str, name: str, served: dict[str, list]):
     def check(cfg: ModelConfig) -> None:
         change = signature_change(cfg, served)
         if change is not None:
-            raise Conflict(f"archive '{archive.name}' names model '{name}', which the store "
+            raise Conflict(f"archive '{fname}' names model '{name}', which the store "
                            f"already serves, with a different signature ({change}); not "
                            "imported: give the archive another modelName (or delete the "
                            "model first)"[:1000])
     return check
 
 
-async def import_dropped(core: Core) -> None:
-    """Import every new or changed `<store>/*.mar` (a `Core.before_poll` hook)."""
-    store = core.store
-    if store.read_only or not isinstance(store, ModelStore):
-        return          # archives are dropped into a directory store (not a bucket)
-    loop = asyncio.get_running_loop()
-    for archive in await loop.run_in_executor(None, claim, store):
-        name = None
-        try:
-            name = await loop.run_in_executor(None, model_name, store, archive,
+async def _import(core: Core, fname: str) -> dict:
+    """Import one claimed archive (blocking reads in a worker thread); the record's outcome."""
+    store, loop = core.store, asyncio.get_running_loop()
+    name = None
+    try:
+        with await loop.run_in_executor(None, store.open_dropped, fname) as f:
+            name = await loop.run_in_executor(None, model_name, f, fname,
                                               mar.MarLimits.of(core.settings))
             existing = store.exists(name)
-            check = _vet(archive, name, _served_signature(core, name)) if existing else None
-            with open(archive, "rb") as f:
-                out = await upload_archive(core, name, f, archive.name, check=check)
-            outcome = {"state": "imported", "model": name, "version": out["version"]}
-            core.registry.notes.pop(name, None)
-            (log.warning if existing else log.info)(
-                "imported %s as %s/%s%s", archive.name, name, out["version"],
-                " (a new version of a model the store had; its config kept)" if existing else "")
-        except (ServiceError, OSError) as e:
-            msg = e.message if isinstance(e, ServiceError) else str(e)
-            outcome = {"state": "refused", "error": msg[:500]}
-            if isinstance(e, Conflict) and name is not None:
-                core.registry.notes[name] = msg[:500]
-                log.warning("model store archive %s refused: %s", archive.name, msg)
-            else:
-                log.error("model store archive %s refused: %s", archive.name, msg)
-        await loop.run_in_executor(None, _note, store, archive, outcome)
+            check = _vet(fname, name, _served_signature(core, name)) if existing else None
+            out = await upload_archive(core, name, f, fname, check=check)
+        core.registry.notes.pop(name, None)
+        (log.warning if existing else log.info)(
+            "imported %s as %s/%s%s", fname, name, out["version"],
+            " (a new version of a model the store had; its config kept)" if existing else "")
+        return {"state": "imported", "model": name, "version": out["version"]}
+    except (ServiceError, OSError) as e:
+        msg = e.message if isinstance(e, ServiceError) else str(e)
+        if isinstance(e, Conflict) and name is not None:
+            core.registry.notes[name] = msg[:500]
+            log.warning("model store archive %s refused: %s", fname, msg)
+        else:
+            log.error("model store archive %s refused: %s", fname, msg)
+        return {"state": "refused", "error": msg[:500]}
+
+
+async def import_dropped(core: Core) -> None:
+    """Import every new or changed `<store>/*.mar` (a `Core.before_poll` hook); a directory
+    store or a bucket alike."""
+    store = core.store
+    if store.read_only:
+        return
+    loop = asyncio.get_running_loop()
+    for fname in await loop.run_in_executor(None, claim, store):
+        outcome = await _import(core, fname)
+        await loop.run_in_executor(None, _note, store, fname, outcome)

@@ -17,9 +17,10 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import BinaryIO, Callable, ContextManager, Protocol, runtime_checkable
 
 from .config import ModelConfig
+from .drops import Record
 from . import recovery
 from .manifest import Manifest
 from .store import ModelFiles, ModelStore
@@ -58,6 +59,11 @@ class Store(Protocol):
                   override: object = ...) -> None: ...
     def delete_version(self, name: str, version: str) -> None: ...
     def delete_model(self, name: str) -> None: ...
+
+    # `.mar` archives dropped into the store (drops.py)
+    def dropped_archives(self) -> dict[str, list]: ...
+    def update_drop_record(self, change: Callable[[Record], Record | None]) -> Record: ...
+    def open_dropped(self, fname: str) -> ContextManager[BinaryIO]: ...
 
 
 def recover(store: Store) -> list[str]:

@@ -216,7 +216,7 @@ def _config(sig: dict | None, has_synset: bool, vision: bool, archive: str) -> d
     return doc
 
 
-def manifest_name(src: str | Path, archive: str, limits: MarLimits = MarLimits()) -> str | None:
+def manifest_name(src: str | Path | IO[bytes], archive: str, limits: MarLimits = MarLimits()) -> str | None:
     """The model name the archive's manifest gives (members checked first), if any."""
     try:
         zf = zipfile.ZipFile(src)

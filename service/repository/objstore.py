@@ -26,7 +26,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from contextlib import contextmanager
+from typing import BinaryIO, Callable, Iterator
 
 from ..errors import BadRequest, Conflict, Forbidden, NotFound
 from . import faults
@@ -34,6 +35,7 @@ from .blobs import Blob, Blobs, PreconditionFailed, StoreDenied, StoreUnavailabl
 from .cache import ReadCache
 from .config import ModelConfig
 from .configs import ConfigReading
+from .drops import RECORD, Record, parse_record, record_bytes
 from .manifest import (KEEP, LOADED, MANIFEST, Manifest, config_digest, next_manifest,
                        parse_manifest)
 from .owner import owner_gone, owner_prefix
@@ -84,6 +86,7 @@ class ObjectStore(ConfigReading):
         self._keys: tuple[float, dict[str, ModelKeys]] | None = None
         self._man: tuple[float, Manifest | None, str | None] | None = None
         self._configs: dict[str, tuple[str, bytes]] = {}      # key → (etag, bytes)
+        self._drops: dict[str, list] = {}     # `<file>.mar` at the root → [etag, size]
 
     def require_writable(self) -> None:
         if self.read_only:
@@ -96,11 +99,14 @@ class ObjectStore(ConfigReading):
         if not fresh and cached is not None and time.monotonic() - cached[0] < _TTL_S:
             return cached[1]
         try:
-            keys = tree(self.blobs.list())
+            blobs = self.blobs.list()
         except StoreUnavailable:
             if fresh or cached is None:
                 raise
             return cached[1]         # reads between polls use the last listing
+        keys = tree(blobs)
+        self._drops = {b.key: [b.etag, b.size] for b in blobs
+                       if "/" not in b.key and b.key.endswith(".mar") and b.key[0] != "."}
         self._keys = (time.monotonic(), keys)
         return keys
 
@@ -194,22 +200,35 @@ class ObjectStore(ConfigReading):
     def _update(self, change: Callable[[Manifest | None], Manifest | None]) -> Manifest | None:
         """Read the manifest, apply `change` (None: nothing to write), write it back only if
         nobody wrote in between; retried from a fresh read when someone did."""
+        def read() -> tuple[Manifest | None, str | None]:
+            self._invalidate()
+            return self._manifest(fresh=True)
+        new = self._conditional(MANIFEST, read, change, lambda m: m.to_bytes(),
+                                "manifest.written")
+        self._invalidate()
+        return new
+
+    def _conditional(self, key: str, read: Callable[[], tuple[object, str | None]],
+                     change: Callable, encode: Callable[[object], bytes],
+                     point: str | None = None):
+        """The read-change-write loop of one object that replicas update: written only if
+        its ETag is still the one read (absent: only if still absent); retried from a fresh
+        read, with jitter, when another replica wrote first."""
         for attempt in range(_MAX_TRIES):
-            man, etag = self._manifest(fresh=True)
-            new = change(man)
+            current, etag = read()
+            new = change(current)
             if new is None:
-                return man
+                return current
             try:
-                self.blobs.put(MANIFEST, new.to_bytes(), if_match=etag, if_absent=etag is None)
+                self.blobs.put(key, encode(new), if_match=etag, if_absent=etag is None)
             except PreconditionFailed:
                 time.sleep(random.uniform(0.01, 0.05) * min(attempt + 1, 10))
                 continue
-            finally:
-                self._invalidate()
-            faults.point("manifest.written")
+            if point:
+                faults.point(point)
             return new
-        raise StoreUnavailable(f"model store {self.location}: the manifest kept changing "
-                               f"under {_MAX_TRIES} attempts to update it")
+        raise StoreUnavailable(f"model store {self.location}: {key} kept changing under "
+                               f"{_MAX_TRIES} attempts to update it")
 
     def _found(self) -> dict[str, tuple[tuple[str, ...], str | None]]:
         out = {}
@@ -388,3 +407,26 @@ class ObjectStore(ConfigReading):
             log.warning("recovery: removed interrupted writes of %s", ", ".join(removed))
         return removed
 
+
+    # -- `.mar` archives dropped into the bucket (drops.py) -----------------------------------
+    def dropped_archives(self) -> dict[str, list]:
+        self._listing()
+        return dict(self._drops)
+
+    def update_drop_record(self, change: Callable[[Record], Record | None]) -> Record:
+        def read() -> tuple[Record, str | None]:
+            got = self.blobs.get(RECORD)
+            return (parse_record(None), None) if got is None else (parse_record(got[0]), got[1])
+        return self._conditional(RECORD, read, change, record_bytes)
+
+    @contextmanager
+    def open_dropped(self, fname: str) -> Iterator[BinaryIO]:
+        """The archive downloaded beside the read cache (imported once, so not kept)."""
+        tmp = self.cache.root / "staging" / f"{owner_prefix()}{os.urandom(6).hex()}.mar"
+        tmp.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.blobs.download(fname, tmp)
+            with open(tmp, "rb") as f:
+                yield f
+        finally:
+            tmp.unlink(missing_ok=True)

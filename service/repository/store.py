@@ -18,12 +18,13 @@ import re
 import shutil
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import BinaryIO, Callable, Iterator, NamedTuple
 
 from ..errors import BadRequest, Conflict, Forbidden, InsufficientStorage, NotFound
 from . import faults
 from .config import ModelConfig
 from .configs import ConfigReading
+from .drops import RECORD, Record, parse_record, record_bytes
 from .manifest import (KEEP, LOADED, Manifest, StoreLock, config_digest, next_manifest,
                        read_manifest, write_atomic, write_manifest)
 from .owner import owner_prefix
@@ -392,3 +393,33 @@ class ModelStore(ConfigReading):
             write_manifest(self.root, new)
             return new
 
+
+    # -- `.mar` archives dropped into the directory (drops.py) --------------------------------
+    def dropped_archives(self) -> dict[str, list]:
+        out = {}
+        for p in sorted(self.root.glob("*.mar")):
+            try:
+                if p.is_file() and not p.is_symlink():
+                    st = p.stat()
+                    out[p.name] = [st.st_size, st.st_mtime_ns]
+            except OSError:
+                continue              # removed while listing
+        return out
+
+    def update_drop_record(self, change: Callable[[Record], Record | None]) -> Record:
+        with self.lock:
+            f = self.root / RECORD
+            try:
+                record = parse_record(f.read_bytes() if f.is_file() else None)
+            except OSError:
+                record = {}
+            new = change(record)
+            if new is None:
+                return record
+            write_atomic(f, record_bytes(new))
+            return new
+
+    @contextmanager
+    def open_dropped(self, fname: str) -> Iterator[BinaryIO]:
+        with open(self._inside(self.root / fname), "rb") as f:
+            yield f

@@ -1,12 +1,13 @@
 """One loaded model version: a hybridized SymbolBlock whose cached op stays warm.
 
 Loading does everything that depends only on the model (parse, params, compile, optimise, warm at
-the declared shapes), so a request only validates its arrays and calls the cached op with NumPy
-arrays directly (no ndarray wrapping, no block dispatch). Requests run, by default, the ONNX
-Runtime twin of the graph when it reproduces the traced NumPy graph on the warm-up inputs, else
-the NumPy `optimize_for` twin when that does, else the traced graph (compiled.py; `engine` says
-which and why). Op-hook inspection always runs the traced NumPy graph, so it reports the model's
-own nodes with their real tensors.
+the declared shapes), so a request only validates its arrays and runs the framework's
+`CompiledModel` with NumPy arrays directly (no ndarray wrapping, no block dispatch). The engine
+is the framework's `select_engine` choice (the model's config, else the server's setting):
+requests run its twin of the graph (ONNX Runtime by default) when it reproduces the traced NumPy
+graph on the warm-up inputs, else the NumPy `optimize_for` twin when that does, else the traced
+graph (compiled.py; `engine` says which and why). Op-hook inspection always runs the traced
+NumPy graph, so it reports the model's own nodes with their real tensors.
 """
 from __future__ import annotations
 
@@ -22,14 +23,14 @@ from typing import Callable
 import numpy as np
 
 from framework.base import MXNetError
-from framework.compiler.passes.partition import regions
+from framework.compiler.compiled import CompiledModel
+from framework.compiler.engine import OPENVINO, ORT, EngineChoice, join, select_engine
 from framework.compiler.plan import Plan
-from framework.gluon import SymbolBlock
+from framework.gluon import SymbolBlock, compile_model
 from framework.io import ParamsFormatError, load_params, strip_prefixes
-from framework.ndarray import ndarray
 from framework.symbol.json_io import load_json
 
-from ..errors import BadRequest, Unavailable
+from ..errors import BadRequest
 from ..limits import check_activations, check_inputs, check_json_depth
 from ..protocol.types import InferInput
 from ..repository.config import ModelConfig
@@ -37,8 +38,7 @@ from ..repository.store import ModelFiles
 from .analysis import GraphFacts
 from .probe import attempt
 from .int8 import quantize_for_serving
-from .compiled import (COMPILED, BoundOp, Engine, OrtOptions, optimised_twin, ort_twin,
-                       verification_inputs)
+from .compiled import Engine, OrtOptions, optimised_twin, ort_twin, verification_inputs
 from .signature import (IOSpec, concrete, default_input, infer_outputs, param_vars,
                         output_names)
 from .summary import input_shapes
@@ -112,9 +112,8 @@ class Runner:
         # the onnxruntime regions' session memory when the load was measured: sessions built
         # later for new input shapes are added to the model's memory figure
         self._sessions_at_load = 0
-        self._served: BoundOp | None = None  # what requests run, once built
-        self._plain: BoundOp | None = None   # the traced graph (inspection, reference)
-        self._built = False
+        self._served: CompiledModel | None = None  # what requests run, once built
+        self._plain: CompiledModel | None = None   # the traced graph (inspection, reference)
         self._lock = threading.Lock()
         self._summaries: dict[tuple, dict] = {}
         self.transforms = Transforms()      # image inputs, output labels (transforms.py)
@@ -139,7 +138,8 @@ class Runner:
         sym, params = _read_files(files, max_nodes, max_params_bytes, max_symbol_bytes,
                                   max_json_depth, say)
         cfg = config or ModelConfig()
-        engine, precision = cls._engine_of(cfg, engine)
+        # the model's config first, then the server's setting; bf16 alone means OpenVINO
+        choice = select_engine(cfg.engine, sym, cfg.precision, default=engine)
         data_names = cls._data_names(sym, params, cfg, files.params is not None)
         say("building the block")
         try:   # from what was parsed above: neither file is read twice
@@ -170,19 +170,11 @@ class Runner:
         r.quantization = quantization
         r.transforms = Transforms.build(name, effective, inputs, files)
         r._warm_up(explicit=bool(cfg.inputs), optimize=optimize, buffer_sets=buffer_sets,
-                   progress=say, engine=engine, ort=ort or OrtOptions(), precision=precision)
+                   progress=say, choice=choice, ort=ort or OrtOptions())
         r.flops_per_item = r._estimate_flops()
         r.mark_measured()
         r.load_seconds = time.perf_counter() - t0
         return r
-
-    @staticmethod
-    def _engine_of(cfg: ModelConfig, server_engine: str) -> tuple[str, str]:
-        """(engine, precision) of a model: its config's, else the server's; bf16 is OpenVINO's
-        precision hint, so a config asking bf16 without an engine gets OpenVINO."""
-        precision = cfg.precision or "f32"
-        engine = cfg.engine or ("openvino" if precision == "bf16" else server_engine)
-        return engine, precision
 
     @staticmethod
     def _data_names(sym, params: dict, cfg: ModelConfig, has_params: bool = True) -> list[str]:
@@ -253,11 +245,12 @@ class Runner:
         return list(dict.fromkeys(sizes))
 
     def _warm_up(self, explicit: bool, optimize: bool = True, buffer_sets: int = 1,
-                 progress: Callable[[str], None] = lambda _m: None, engine: str = "numpy",
-                 ort: OrtOptions = OrtOptions(), precision: str = "f32") -> None:
+                 progress: Callable[[str], None] = lambda _m: None,
+                 choice: EngineChoice = EngineChoice(), ort: OrtOptions = OrtOptions()) -> None:
+        self.engine = Engine(reason=choice.reason)   # until a twin is adopted
         if any(s.shape is None for s in self.inputs):
             progress("compiling (input shapes unknown: no warm-up)")
-            self._blind_engine(engine)
+            self._blind_engine(choice)
             return
         sizes = self._warm_sizes(self.config)
         checks = [verification_inputs([(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
@@ -267,9 +260,9 @@ class Runner:
             # builds the traced graph's cached op; on the first check input, so that its
             # outputs are the reference the twins are checked against (one forward less)
             first = [np.array(o) for o in self.run(checks[0])]
-            if (optimize or engine in COMPILED) and self._plain is not None:
+            if (optimize or choice.compiled) and self._plain is not None:
                 progress("optimising the graph")
-                self._optimise(checks, first, optimize, engine, ort, precision)
+                self._optimise(checks, first, optimize, choice, ort)
             for k, b in enumerate(sizes):
                 progress(f"warming shape {k + 1}/{len(sizes)} (batch {b})")
                 arrays = self._zeros(b)
@@ -284,72 +277,70 @@ class Runner:
                 raise BadRequest(f"model does not run at its declared input shapes: {e}"[:2000]) from None
             log.info("warm-up of %s/%s at inferred shapes skipped (first request compiles): %s",
                      self.name, self.version, e)
-            self._blind_engine(engine)
+            self._blind_engine(choice)
 
     def _zeros(self, batch: int) -> list[np.ndarray]:
         return [np.zeros(concrete(s.shape, batch, 1), s.dtype) for s in self.inputs]
 
     def _optimise(self, checks: list[list[np.ndarray]], first: list[np.ndarray], optimize: bool,
-                  engine: str, ort: OrtOptions, precision: str = "f32") -> None:
-        """Serve the OpenVINO twin (engine "openvino", in `precision`), else the ONNX Runtime
-        twin (engine "onnxruntime" or "openvino"), else the NumPy optimize_for
-        twin (`optimize`), whichever first reproduces the traced graph on `checks` (non-trivial
-        inputs at every warm-up batch size; `first`: the traced graph's outputs on the first);
-        the traced graph otherwise. `self.engine` says which, and why."""
+                  choice: EngineChoice, ort: OrtOptions) -> None:
+        """Serve the twin of the engine `select_engine` chose (OpenVINO in its precision, then
+        ONNX Runtime), else the NumPy optimize_for twin (`optimize`), whichever first
+        reproduces the traced graph on `checks` (non-trivial inputs at every warm-up batch
+        size; `first`: the traced graph's outputs on the first); the traced graph otherwise.
+        `self.engine` says which, and why."""
         what = f"{self.name}/{self.version}"
         expected, e = attempt(lambda: [first] + [self._plain(arrays) for arrays in checks[1:]])
         if e is not None:       # no reference on this input: keep the traced graph
             log.info("%s: no optimisation (the traced graph fails on the check input: %r)", what, e)
-            self.engine = Engine(reason=self._asked(engine, "the NumPy graph fails on the "
-                                                    f"check input: {e!r}"[:500]))
+            self.engine = Engine(reason=join(choice.reason, "the NumPy graph fails on the check "
+                                             f"input: {e!r}"[:500] if choice.compiled else ""))
             return
         names = [s.name for s in self.inputs]
-        # bf16 is OpenVINO's precision hint: ONNX Runtime computes in float32
-        reason = ("bf16 not used: the onnxruntime engine runs f32"
-                  if engine == "onnxruntime" and precision == "bf16" else "")
-        if engine == "openvino":
-            twin, got = ort_twin(self.block, names, checks, expected, what, ort, "openvino",
-                                 precision)
+        asked, failed = choice.requested, ""   # failed: why the engines tried are not used
+        if choice.name == OPENVINO:
+            twin, got = ort_twin(self.block, self._plain, names, checks, expected, what, ort,
+                                 choice)
             if twin is not None:
                 self._adopt(twin, got)
                 return
-            reason = f"openvino not used: {got}"
-        if engine in COMPILED:
-            twin, got = ort_twin(self.block, names, checks, expected, what, ort)
+            failed = f"openvino not used: {got}"
+            choice = select_engine(ORT, self._plain.op.symbol)
+        if choice.name == ORT:
+            twin, got = ort_twin(self.block, self._plain, names, checks, expected, what, ort,
+                                 choice)
             if twin is not None:
-                self._adopt(twin, replace(got, reason="; ".join(filter(None, [reason,
-                                                                              got.reason]))))
+                self._adopt(twin, replace(got, reason=join(failed, got.reason)))
                 return
-            reason = "; ".join(filter(None, [reason, got if engine == "onnxruntime"
-                                             else f"onnxruntime not used: {got}"]))
+            failed = join(failed, choice.reason,
+                          got if asked == ORT else f"onnxruntime not used: {got}")
+        else:
+            failed = join(failed, choice.reason)
+            if choice.reason:
+                log.warning("%s: serving NumPy: %s", what, failed)
         twin = optimised_twin(self.block, names, checks, expected, what) if optimize else None
-        self.engine = Engine("numpy", "optimized" if twin is not None else "traced", reason)
+        self.engine = Engine("numpy", "optimized" if twin is not None else "traced", failed)
         log.info("%s serves on NumPy (%s graph)%s", what, self.engine.graph,
-                 f"; onnxruntime not used: {reason}" if reason else "")
+                 f"; {failed}" if failed else "")
         if twin is not None:
             self.optimised = True
             self._adopt(twin, self.engine)
 
-    def _adopt(self, twin: BoundOp, engine: Engine) -> None:
+    def _adopt(self, twin: CompiledModel, engine: Engine) -> None:
         # requests of other shapes than the warm-up's (free dims beyond the batch: a model
         # uploaded without a config) get sessions specialized on them (framework/onnx/runtime.py)
         self._served, self.engine = twin, engine
-        if engine.name in COMPILED:
+        if twin.regions:
             log.info("%s/%s serves on %s (%s; %d of %d nodes in its regions)%s", self.name,
                      self.version, engine.name, ",".join(engine.providers), engine.onnx_nodes,
                      engine.nodes, f"; {engine.reason}" if engine.reason else "")
         # the traced op now only runs hooked (inspection), which plans no buffers
-        clear = getattr(self._plain.op, "clear_buffers", None)
-        if clear is not None:
-            clear()
+        self._plain.release_buffers()
 
-    @staticmethod
-    def _asked(engine: str, reason: str) -> str:
-        return reason if engine in COMPILED else ""
-
-    def _blind_engine(self, engine: str) -> None:
-        self.engine = Engine(reason=self._asked(engine, "no warm-up (input shapes unknown at "
-                                                "load): nothing to build and check it on"))
+    def _blind_engine(self, choice: EngineChoice) -> None:
+        self.engine = Engine(reason=join(choice.reason, "no warm-up (input shapes unknown at "
+                                         "load): nothing to build and check it on"
+                                         if choice.compiled else ""))
         self._build_blind()
 
     def _build_blind(self) -> None:
@@ -416,64 +407,27 @@ class Runner:
             return self._run_block(arrays)
         return op(arrays)
 
-    def _regions(self) -> list:
-        """The onnxruntime engines of the served graph's regions."""
-        if self.engine.name not in COMPILED or self._served is None:
-            return []
-        return [n.parsed["runner"] for n in regions(self._served.op.symbol)]
-
     def specialized_bytes(self) -> int:
         """Memory taken since load by sessions specialized on new input shapes (measured as
         each was built; evicted ones no longer count), beyond the figure measured at load."""
-        held = sum(e.session_bytes() for e in self._regions())
+        held = self._served.session_bytes() if self._served is not None else 0
         return max(0, held - self._sessions_at_load)
 
     def mark_measured(self) -> None:
         """End of load: the memory figure measured across it covers the sessions so far, and
         the warm-up's calls (at made-up sizes where the config leaves dims free) do not make
         its shapes hot: the first shapes real requests bring may take their places."""
-        regions = self._regions()
-        self._sessions_at_load = sum(e.session_bytes() for e in regions)
-        for e in regions:
-            e.cache.reset_counts()
+        if self._served is not None:
+            self._sessions_at_load = self._served.session_bytes()
+            self._served.reset_shape_counts()
 
     def _run_block(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
-        """First call goes through the block (it builds the cached op), then the cached op is
-        called directly."""
-        if self._built:               # no direct call: the built block is safe to share
-            return self._call_block(arrays)
+        """First call: the block builds its cached op (on these arrays), which is called
+        directly from then on."""
         with self._lock:
-            if self._served is not None:
-                return self.run(arrays)
-            outs = self._call_block(arrays)
-            self._plain = self._served = self._bind_cached_op(arrays, outs)
-            self._built = True
-        return outs
-
-    def _call_block(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
-        out = self.block(*[ndarray(a) for a in arrays])
-        return [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]
-
-    def _bind_cached_op(self, arrays: list[np.ndarray], expected: list[np.ndarray]
-                        ) -> BoundOp | None:
-        """The block's cached op, called directly from now on, if it reproduces the block's
-        output; otherwise (or if an internal API changed) None keeps the (slower) block path."""
-        def check() -> tuple[BoundOp, bool]:
-            bound = BoundOp.of(self.block)
-            got = bound(arrays)
-            return bound, len(got) == len(expected) and all(
-                np.array_equal(np.asarray(g), e, equal_nan=e.dtype.kind == "f")
-                for g, e in zip(got, expected))
-
-        res, e = attempt(check)
-        if e is not None:
-            log.warning("direct cached-op call unavailable for %s: %r", self.name, e)
-            return None
-        bound, ok = res
-        if not ok:
-            log.warning("direct cached-op call disagrees with the block for %s; not used",
-                        self.name)
-        return bound if ok else None
+            if self._served is None:
+                self._plain = self._served = compile_model(self.block, arrays)
+        return self._served(arrays)
 
     def run_hooked(self, arrays: list[np.ndarray], callback: Callable[[str, str, np.ndarray], None],
                    monitor_all: bool = False) -> list[np.ndarray]:
@@ -481,9 +435,6 @@ class Runner:
         op hooks: the warm loop that serves requests is untouched."""
         if self._plain is None:
             self.run(arrays)
-        if self._plain is None or not hasattr(self._plain.op, "run_hooked"):
-            raise Unavailable("inspection needs the cached op's hooked loop, which this "
-                              "framework build does not provide")
         return self._plain.run_hooked(arrays, callback, monitor_all)
 
     # -- descriptions --------------------------------------------------------------------------

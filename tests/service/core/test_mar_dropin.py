@@ -14,7 +14,7 @@ import numpy as np
 from fixture_util import FIXTURES
 from mgmt_fixtures import archive_named
 from serverproc import copy_store, infer_json, inproc_server
-from service.core.archives import RECORD
+from service.repository.drops import RECORD
 
 MAR = FIXTURES / "mar"
 REF = np.load(MAR / "reference.npz")

@@ -25,7 +25,7 @@ def _configless(**kw) -> Runner:
 
 
 def _regions(r: Runner) -> list:
-    return r._regions()
+    return r._served.regions          # the served CompiledModel's region engines
 
 
 def _x(*shape, seed=0):
