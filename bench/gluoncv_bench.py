@@ -57,12 +57,12 @@ def build(prefix: str, threads: int):
 
 def compiled_share(blk, prefix: str) -> tuple[int, int]:
     """(op nodes inside ONNX Runtime regions, op nodes of the exported graph)."""
+    from framework.compiler.passes.partition import regions
     from framework.symbol.json_io import load_json
     graph = load_json(open(prefix + "-symbol.json", "rb").read())
     total = sum(not n.is_var for n in graph.topo())
     op, _ = blk.compiled()
-    inside = sum(sum(not m.is_var for m in n.subgraphs[0].topo())
-                 for n in op.symbol.topo() if n.op is not None and n.op.runs_subgraph)
+    inside = sum(sum(not m.is_var for m in n.subgraphs[0].topo()) for n in regions(op.symbol))
     return inside, total
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from .cached_op import CachedOp
 from .engine import NUMPY, EngineChoice, join
+from .passes.partition import regions
 
 GRAPHS = ("traced", "optimized", "partitioned")   # as traced; NumPy passes; compiled regions
 
@@ -56,10 +57,8 @@ class CompiledModel:
                                   ex[i].dtype if i < len(ex) else None)
                        for i in sorted(names)]
         self.outputs: list[str] = op.symbol.list_outputs()
-        self.regions: list[RegionEngine] = [n.parsed["runner"] for n in op.symbol.topo()
-                                            if not n.is_var and n.op.runs_subgraph]
-        self.compiled_nodes = sum(_op_nodes(n.subgraphs[0]) for n in op.symbol.topo()
-                                  if not n.is_var and n.op.runs_subgraph)
+        self.regions: list[RegionEngine] = [n.parsed["runner"] for n in regions(op.symbol)]
+        self.compiled_nodes = sum(_op_nodes(n.subgraphs[0]) for n in regions(op.symbol))
         self.providers = tuple(dict.fromkeys(p for r in self.regions for p in r.providers))
         self.engine = self._effective(engine)
         # a partition that took no region runs the traced graph's NumPy kernels

@@ -13,6 +13,7 @@ from typing import Callable
 import numpy as np
 
 from ..base import OperatorError, ShapeError
+from ..ops.groups import OpGroup
 from ..symbol.graph import Node, Symbol
 from .memory_plan import MemoryPlan, plan_memory
 from .passes.unknown_dims import resolve, unresolved_nodes
@@ -47,7 +48,7 @@ class Plan:
         for n in order:
             if n.is_var:
                 continue
-            if n.subgraphs and not (n.op.runs_subgraph or n.op.subgraph_attrs):
+            if n.subgraphs and not (n.op.name in OpGroup.RUNS_SUBGRAPH or n.op.subgraph_attrs):
                 raise OperatorError(f"node '{n.name}' (op {n.opname}): control-flow subgraphs are not supported")
             ins = [slot[(id(src), i)] for src, i in n.inputs]
             outs = list(range(nslots, nslots + n.num_outputs()))

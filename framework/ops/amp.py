@@ -43,7 +43,7 @@ def _cast_type(a, d):
 
 
 @register("amp_cast", attrs={"dtype": DType()}, infer_shape=lambda a, s: [s[0]],
-          infer_type=_cast_type, strict=True, amp=True, elementwise=True, passes_shape=True)
+          infer_type=_cast_type, strict=True, elementwise=True)
 def amp_cast(a, x):
     """Cast a floating tensor to `dtype` (bfloat16: round to nearest even); others pass."""
     return _cast_one(x, a.dtype)
@@ -69,7 +69,7 @@ def _multicast_type(a, d):
 @register("amp_multicast", attrs={"num_outputs": Int(), "cast_narrow": Bool(False)},
           inputs=lambda a: [f"data_{i}" for i in range(a.num_outputs)],
           num_outputs=lambda a: a.num_outputs, infer_shape=lambda a, s: list(s),
-          infer_type=_multicast_type, strict=True, amp=True)
+          infer_type=_multicast_type, strict=True)
 def amp_multicast(a, *xs):
     """Give the floating inputs one type (the widest; `cast_narrow`: the narrowest)."""
     common = _common_type(a, [x.dtype for x in xs])

@@ -142,8 +142,7 @@ _ARITH = [
 for _name, _aliases, _fn, _tofloat in _ARITH:
     register(_name, *_aliases, inputs=("lhs", "rhs"), infer_shape=_bin_shape,
              infer_type=_div_type if _tofloat else _arith_type,
-             out=True, elementwise=True, adds=_fn is np.add,
-             same_shape_operands=_name == "elemwise_add",
+             out=True, elementwise=True,
              quantized_as="_contrib_quantized_elemwise_add" if _name == "elemwise_add" else None,
              )(_arith_kernel(_fn, cast_int_float=_tofloat))
 

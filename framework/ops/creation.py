@@ -58,7 +58,7 @@ def empty(a):
 # shape inference (the batch size of an RNN's begin state), resolved per input signature
 for _np_op, _name in ((zeros, "_zeros"), (ones, "_ones"), (full, "_full"), (empty, "_empty")):
     register(_name, attrs=dict(_np_op.attrs), inputs=(), infer_shape=_init_shape,
-             infer_type=_const_type, strict=True, unknown_zero_dims=True)(_np_op.kernel)
+             infer_type=_const_type, strict=True)(_np_op.kernel)
 
 
 def _arange_values(start, stop, step, repeat, dtype):
@@ -167,14 +167,13 @@ def cast(a, x):
 
 
 @register("BlockGrad", "stop_gradient", "_npi_stop_gradient", "make_loss", "MakeLoss",
-          infer_shape=same_shape, identity_at_inference=True)
+          infer_shape=same_shape)
 def block_grad(a, x):
     """Identity in the forward pass (stops gradients in MXNet)."""
     return x
 
 
-@register("_npi_copy", "_copy", "identity", "_np_copy", infer_shape=same_shape,
-          identity_at_inference=True)
+@register("_npi_copy", "_copy", "identity", "_np_copy", infer_shape=same_shape)
 def copy(a, x):
     return x.copy()
 

@@ -40,6 +40,14 @@ def _with_hw(shape: tuple, h: int, w: int) -> tuple:
     return tuple(shape[:-3]) + (h, w, shape[-1])
 
 
+def same_image_shape(op: str):
+    """`infer_shape` of an op that keeps its image's shape (flips, colour jitter)."""
+    def infer(a, s):
+        _image_shape(op, s[0])
+        return [tuple(s[0])]
+    return infer
+
+
 # -- layout and normalisation -----------------------------------------------------------------
 def _to_tensor_shape(a, s):
     _image_shape("to_tensor", s[0])
@@ -131,8 +139,8 @@ def _flip(axis_from_end: int):
     return kernel
 
 
-register(*_names("flip_left_right"), attrs={})(_flip(2))
-register(*_names("flip_top_bottom"), attrs={})(_flip(3))
+register(*_names("flip_left_right"), attrs={}, infer_shape=same_image_shape("flip"))(_flip(2))
+register(*_names("flip_top_bottom"), attrs={}, infer_shape=same_image_shape("flip"))(_flip(3))
 
 
 def _random_flip(axis_from_end: int):
@@ -143,10 +151,10 @@ def _random_flip(axis_from_end: int):
     return kernel
 
 
-register(*_names("random_flip_left_right"), attrs={"p": Float(0.5)},
-         random=True)(_random_flip(2))
-register(*_names("random_flip_top_bottom"), attrs={"p": Float(0.5)},
-         random=True)(_random_flip(3))
+register(*_names("random_flip_left_right"), attrs={"p": Float(0.5)}, random=True,
+         infer_shape=same_image_shape("flip"))(_random_flip(2))
+register(*_names("random_flip_top_bottom"), attrs={"p": Float(0.5)}, random=True,
+         infer_shape=same_image_shape("flip"))(_random_flip(3))
 
 
 def _fit_inside(src_w: int, src_h: int, w: int, h: int) -> tuple[int, int]:

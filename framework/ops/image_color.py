@@ -8,7 +8,7 @@ import numpy as np
 from .. import random as _random
 from ._resample import saturate
 from .attrs import Float, FloatTuple
-from .image import _GRAY, _image_shape, _names
+from .image import _GRAY, _image_shape, _names, same_image_shape
 from .registry import register
 
 # AlexNet's PCA lighting: eigenvectors scaled by the eigenvalues of ImageNet's RGB covariance
@@ -64,7 +64,7 @@ def hue(x: np.ndarray, alpha: float) -> np.ndarray:
 
 def _enhance(stem: str, fn):
     @register(*_names(f"random_{stem}"), attrs={"min_factor": Float(), "max_factor": Float()},
-              random=True)
+              random=True, infer_shape=same_image_shape(f"random_{stem}"))
     def kernel(a, x):
         _image_shape(f"random_{stem}", x.shape)
         alpha = _random.generator().uniform(a.min_factor, a.max_factor)
@@ -81,7 +81,7 @@ _enhance("hue", lambda x, alpha: hue(x, alpha))
 
 @register(*_names("random_color_jitter"),
           attrs={"brightness": Float(), "contrast": Float(), "saturation": Float(),
-                 "hue": Float()}, random=True)
+                 "hue": Float()}, random=True, infer_shape=same_image_shape("random_color_jitter"))
 def random_color_jitter(a, x):
     """Brightness, contrast and saturation factors 1 ± U(amount) and a hue shift of U(±hue)
     turns, applied in a random order (amounts of 0 are skipped)."""
@@ -103,14 +103,16 @@ def lighting(x: np.ndarray, alpha) -> np.ndarray:
     return saturate(x.astype(np.float32) + _EIG @ np.asarray(alpha, np.float32), x.dtype)
 
 
-@register(*_names("adjust_lighting"), attrs={"alpha": FloatTuple()})
+@register(*_names("adjust_lighting"), attrs={"alpha": FloatTuple()},
+          infer_shape=same_image_shape("adjust_lighting"))
 def adjust_lighting(a, x):
     """Add AlexNet's PCA lighting noise with the given three alphas."""
     _image_shape("adjust_lighting", x.shape)
     return lighting(x, a.alpha)
 
 
-@register(*_names("random_lighting"), attrs={"alpha_std": Float(0.05)}, random=True)
+@register(*_names("random_lighting"), attrs={"alpha_std": Float(0.05)}, random=True,
+          infer_shape=same_image_shape("random_lighting"))
 def random_lighting(a, x):
     """AlexNet's PCA lighting noise with alphas drawn from N(0, alpha_std)."""
     _image_shape("random_lighting", x.shape)

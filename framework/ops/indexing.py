@@ -213,7 +213,7 @@ def gather_nd(a, x, idx):
 
 
 @register("_npi_boolean_mask", "_contrib_boolean_mask", inputs=("data", "index"),
-          attrs={"axis": Int(0)})
+          attrs={"axis": Int(0)}, shape_depends_on_data=True)
 def boolean_mask(a, x, mask):
     return np.compress(mask.reshape(-1).astype(bool), x, axis=a.axis)
 

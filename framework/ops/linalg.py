@@ -164,7 +164,7 @@ def gemm2(a, x, y):
           infer_shape=lambda a, s: [tuple(s[2])], strict=True, flops=_bmm_flops)
 def gemm(a, x, y, c):
     """alpha · op(A) · op(B) + beta · C."""
-    out = gemm2(a, x, y)
+    out = gemm2.kernel(a, x, y)      # `gemm2` is its registry entry
     return out + c.dtype.type(a.beta) * c
 
 
@@ -215,8 +215,49 @@ def tensordot_int(a, x, y):
     return _ret(np.tensordot(x, y, axes=a.axes))
 
 
+def _einsum_labels(term: str, shape: tuple) -> list:
+    """One label per dimension of an operand; "..." covers the dims no letter names (as '.')."""
+    head, dots, tail = term.partition("...")
+    n_ell = len(shape) - len(head) - len(tail) if dots else 0
+    if n_ell < 0 or (not dots and len(term) != len(shape)):
+        raise ShapeError(f"einsum: subscripts '{term}' do not fit an operand of shape {shape}")
+    return list(head) + ["."] * n_ell + list(tail)
+
+
+def _promote(dtypes: list) -> np.dtype:
+    dt = dtypes[0]
+    for d in dtypes[1:]:
+        dt = result_dtype(dt, d)
+    return dt
+
+
+def _einsum_shape(a, s):
+    lhs, arrow, out = a.subscripts.replace(" ", "").partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(s):
+        raise ShapeError(f"einsum: {len(terms)} subscripts for {len(s)} operands")
+    size: dict[str, int] = {}
+    ell: list[tuple] = []
+    for term, shape in zip(terms, s):
+        labels = _einsum_labels(term, tuple(shape))
+        ell.append(tuple(d for l, d in zip(labels, shape) if l == "."))
+        for l, d in zip(labels, shape):
+            if l != "." and size.get(l, 1) not in (1, d) and d != 1:
+                raise ShapeError(f"einsum: dimension '{l}' is {size[l]} and {d}")
+            if l != ".":
+                size[l] = max(size.get(l, 1), d)
+    broadcast = np.broadcast_shapes(*ell)
+    if not arrow:                    # implicit output: "..." then the letters seen once, sorted
+        once = sorted(l for l in size if lhs.count(l) == 1)
+        out = ("..." if any(ell) else "") + "".join(once)
+    head, dots, tail = out.partition("...")
+    return [tuple(size[l] for l in head) + (broadcast if dots else ())
+            + tuple(size[l] for l in tail)]
+
+
 @register("_npi_einsum", attrs={"num_args": Int(), "subscripts": Str(""), "optimize": Int(0)},
-          inputs=lambda a: [f"data{i}" for i in range(a.num_args)], strict=True)
+          inputs=lambda a: [f"data{i}" for i in range(a.num_args)], strict=True,
+          infer_shape=_einsum_shape, infer_type=lambda a, d: [_promote(d)])
 def einsum(a, *xs):
     """Einstein summation over `num_args` operands."""
     if len({x.dtype for x in xs}) > 1:
@@ -232,24 +273,32 @@ def _f(x):
     return x if is_float(x.dtype) else x.astype(F32)
 
 
-@register("_npi_inv", "_linalg_inverse", "linalg_inverse", infer_shape=lambda a, s: [tuple(s[0])])
+def _ftype(n: int):
+    """`infer_type` of np.linalg kernels: float inputs keep their dtype, others are float32."""
+    return lambda a, d: [d[0] if is_float(d[0]) else F32] * n
+
+
+@register("_npi_inv", "_linalg_inverse", "linalg_inverse", infer_shape=lambda a, s: [tuple(s[0])],
+          infer_type=_ftype(1))
 def inv(a, x):
     return np.linalg.inv(_f(x))
 
 
-@register("_npi_det", "_linalg_det", "linalg_det", infer_shape=lambda a, s: [tuple(s[0][:-2])])
+@register("_npi_det", "_linalg_det", "linalg_det", infer_shape=lambda a, s: [tuple(s[0][:-2])],
+          infer_type=_ftype(1))
 def det(a, x):
     return _ret(np.linalg.det(_f(x)))
 
 
 @register("_npi_slogdet", "_linalg_slogdet", num_outputs=2,
-          infer_shape=lambda a, s: [tuple(s[0][:-2])] * 2)
+          infer_shape=lambda a, s: [tuple(s[0][:-2])] * 2, infer_type=_ftype(2))
 def slogdet(a, x):
     s, l = np.linalg.slogdet(_f(x))
     return _ret(s), _ret(l)
 
 
-@register("_npi_solve", inputs=("a", "b"), infer_shape=lambda a, s: [tuple(s[1])])
+@register("_npi_solve", inputs=("a", "b"), infer_shape=lambda a, s: [tuple(s[1])],
+          infer_type=_ftype(1))
 def solve(a, x, y):
     """`b` of one dimension less than `a` is a stack of vectors (MXNet and NumPy 1.x; NumPy 2
     reads only a 1-d `b` so)."""
@@ -261,7 +310,8 @@ def solve(a, x, y):
 
 @register("_npi_qr", num_outputs=2,
           infer_shape=lambda a, s: [tuple(s[0][:-1]) + (min(s[0][-2:]),),
-                                    tuple(s[0][:-2]) + (min(s[0][-2:]), s[0][-1])])
+                                    tuple(s[0][:-2]) + (min(s[0][-2:]), s[0][-1])],
+          infer_type=_ftype(2))
 def qr(a, x):
     """Reduced QR of each matrix of the stack."""
     q, r = np.linalg.qr(_f(x), mode="reduced")
@@ -273,7 +323,8 @@ def _tensorinv_shape(a, s):
     return [x[a.ind:] + x[:a.ind]]
 
 
-@register("_npi_tensorinv", attrs={"ind": Int(2)}, infer_shape=_tensorinv_shape)
+@register("_npi_tensorinv", attrs={"ind": Int(2)}, infer_shape=_tensorinv_shape,
+          infer_type=_ftype(1))
 def tensorinv(a, x):
     """The inverse of x read as a matrix of its first `ind` axes by the rest."""
     if a.ind <= 0:
@@ -290,27 +341,27 @@ def _tensorsolve_shape(a, s):
 
 
 @register("_npi_tensorsolve", inputs=("a", "b"), attrs={"a_axes": Shape(())},
-          infer_shape=_tensorsolve_shape)
+          infer_shape=_tensorsolve_shape, infer_type=_ftype(1))
 def tensorsolve(a, x, y):
     """x such that tensordot(a, x, x.ndim) == b; `a_axes` are moved to the end of `a` first."""
     return np.linalg.tensorsolve(_f(x), _f(y), a.a_axes or None)
 
 
 @register("_npi_cholesky", "_linalg_potrf", "linalg_potrf", attrs={"lower": Bool(True)},
-          infer_shape=lambda a, s: [tuple(s[0])])
+          infer_shape=lambda a, s: [tuple(s[0])], infer_type=_ftype(1))
 def cholesky(a, x):
     c = np.linalg.cholesky(_f(x))
     return c if a.lower else np.swapaxes(c, -1, -2).copy()
 
 
 @register("_npi_pinv_scalar_rcond", attrs={"rcond": Float(1e-15), "hermitian": Bool(False)},
-          infer_shape=lambda a, s: [tuple(s[0][:-2]) + (s[0][-1], s[0][-2])])
+          infer_shape=lambda a, s: [tuple(s[0][:-2]) + (s[0][-1], s[0][-2])], infer_type=_ftype(1))
 def pinv(a, x):
     return np.linalg.pinv(_f(x), rcond=a.rcond, hermitian=a.hermitian)
 
 
 @register("_npi_pinv", inputs=("A", "rcond"), attrs={"hermitian": Bool(False)},
-          infer_shape=lambda a, s: [tuple(s[0][:-2]) + (s[0][-1], s[0][-2])])
+          infer_shape=lambda a, s: [tuple(s[0][:-2]) + (s[0][-1], s[0][-2])], infer_type=_ftype(1))
 def pinv_tensor_rcond(a, x, rcond):
     """pinv with a per-matrix cutoff array `rcond` (broadcast over the stack)."""
     return np.linalg.pinv(_f(x), rcond=np.asarray(rcond, np.float64), hermitian=a.hermitian)
@@ -339,19 +390,34 @@ def matrix_rank_tensor_tol(a, x, tol):
     return _matrix_rank(x, np.asarray(tol, np.float64), a.hermitian)
 
 
-@register("_npi_svd", num_outputs=3)
+def _svd_shape(a, s):
+    *lead, m, n = s[0]
+    k = min(m, n)
+    return [(*lead, m, k), (*lead, k), (*lead, k, n)]
+
+
+def _eigh_shape(a, s):
+    x = tuple(s[0])
+    if len(x) < 2 or x[-1] != x[-2]:
+        raise ShapeError(f"eigh: the last two dimensions must be square, got shape {x}")
+    return [x[:-1], x]
+
+
+@register("_npi_svd", num_outputs=3, infer_shape=_svd_shape, infer_type=_ftype(3))
 def svd(a, x):
     u, s, vt = np.linalg.svd(_f(x), full_matrices=False)
     return u, s, vt
 
 
-@register("_npi_eigh", attrs={"UPLO": Str("L")}, num_outputs=2)
+@register("_npi_eigh", attrs={"UPLO": Str("L")}, num_outputs=2, infer_shape=_eigh_shape,
+          infer_type=_ftype(2))
 def eigh(a, x):
     w, v = np.linalg.eigh(_f(x), UPLO=a.UPLO)
     return w, v
 
 
-@register("_npi_eigvalsh", attrs={"UPLO": Str("L")})
+@register("_npi_eigvalsh", attrs={"UPLO": Str("L")}, infer_shape=lambda a, s: _eigh_shape(a, s)[:1],
+          infer_type=_ftype(1))
 def eigvalsh(a, x):
     return np.linalg.eigvalsh(_f(x), UPLO=a.UPLO)
 

@@ -289,7 +289,7 @@ HS_CONV_ATTRS = {"kernel": Shape(), "stride": Shape((1, 1)), "pad": Shape((0, 0)
 
 
 @register("_hs_conv2d", attrs=HS_CONV_ATTRS, inputs=_hs_conv_inputs, infer_shape=_hs_conv_shape,
-          strict=True, out=True, flops=_hs_conv_flops, fuses=("act", "sum"))
+          strict=True, out=True, flops=_hs_conv_flops)
 def hs_conv2d(a, x, w, *rest, out=None):
     """Channels-last 2-D convolution with GEMM-ready weight and fused bias/residual/activation."""
     rest = list(rest)

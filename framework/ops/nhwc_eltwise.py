@@ -18,7 +18,7 @@ from .registry import register
 @register("_hs_affine", attrs={"axis": Int(-1), "act_type": Str("none", choices=ACTS),
                                "a_min": CF(0.0), "a_max": CF(6.0)},
           inputs=("data", "scale", "shift"), infer_shape=lambda a, s: [tuple(s[0])],
-          strict=True, out=True, flops=lambda a, i, o: 2 * prod(i[0]), fuses=("act",))
+          strict=True, out=True, flops=lambda a, i, o: 2 * prod(i[0]))
 def hs_affine(a, x, scale, shift, out=None):
     """act(x * scale + shift), scale/shift broadcast along `axis`."""
     ax = a.axis % x.ndim

@@ -24,7 +24,7 @@ def _drop_shape(a, s):
           attrs={"p": CF(0.5), "mode": Str("training", choices=("training", "always")),
                  "axes": Shape(()), "cudnn_off": OptBool(False)},
           num_outputs=2, num_visible=1, output_names=("output", "mask"),
-          infer_shape=_drop_shape, strict=True, identity_at_inference=True)
+          infer_shape=_drop_shape, strict=True)
 def dropout(a, x):
     """Identity at inference (mode='training'; hybridserve has no training mode). With
     mode='always' the mask is drawn from `mx.random` and kept values are scaled by 1/(1-p);

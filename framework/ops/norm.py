@@ -33,6 +33,15 @@ def _f(x):
     return x if x.dtype.kind == "f" and x.dtype != np.float16 else x.astype(np.float32)
 
 
+def _stats_type(n: int):
+    """`infer_type` of a norm whose hidden statistics are in the dtype `_f` computes in."""
+    def infer(a, d):
+        dt = np.dtype(d[0])
+        acc = dt if dt.kind == "f" and dt != np.float16 else np.dtype(np.float32)
+        return [dt] + [acc] * (n - 1)
+    return infer
+
+
 # -- BatchNorm --------------------------------------------------------------------------------
 BN_ATTRS = {"eps": CF(1e-3), "momentum": CF(0.9), "fix_gamma": Bool(True),
             "use_global_stats": Bool(False), "output_mean_var": Bool(False), "axis": Int(1),
@@ -113,6 +122,7 @@ def _ln_param_shapes(a, s):
           num_visible=lambda a: 3 if a.output_mean_var else 1,
           output_names=("output", "mean", "std"), infer_shape=_ln_shape,
           infer_param_shapes=_ln_param_shapes, strict=True, flops=_norm_flops,
+          infer_type=_stats_type(3),
           dtype_pair=("data", "gamma"))
 def layer_norm(a, x, gamma, beta):
     """Normalise over `axis`: (x - mean) / sqrt(var + eps) * gamma + beta; hidden mean, std."""
@@ -146,6 +156,7 @@ def _gn_param_shapes(a, s):
           num_visible=lambda a: 3 if a.output_mean_var else 1,
           output_names=("output", "mean", "std"), infer_shape=_gn_shape,
           infer_param_shapes=_gn_param_shapes, strict=True, flops=_norm_flops,
+          infer_type=_stats_type(3),
           dtype_pair=("data", "gamma"), legacy=legacy_forms.group_norm)
 def group_norm(a, x, gamma, beta):
     """Normalise over (channels of a group, spatial). gamma/beta per channel (2.x) or per group
@@ -192,6 +203,7 @@ def _in_param_shapes(a, s):
           inputs=("data", "gamma", "beta"), num_outputs=3, num_visible=1,
           output_names=("output", "mean", "var"), infer_shape=_in_shape,
           infer_param_shapes=_in_param_shapes, strict=True, flops=_norm_flops,
+          infer_type=_stats_type(3),
           dtype_pair=("data", "gamma"), profiler_scope=True)
 def instance_norm(a, x, gamma, beta):
     """Normalise each (sample, channel) over the spatial axes."""
@@ -222,7 +234,7 @@ def _l2_shape(a, s):
 @register("L2Normalization", attrs={"eps": CF(1e-10), "mode": Str(
           "instance", choices=("instance", "spatial", "channel"))},
           num_outputs=2, num_visible=1, output_names=("output", "norm"),
-          infer_shape=_l2_shape, strict=True, flops=_norm_flops)
+          infer_shape=_l2_shape, strict=True, flops=_norm_flops, infer_type=_stats_type(2))
 def l2_normalization(a, x):
     """x / sqrt(sum(x²) + eps) over all but axis 0 (instance), axis 1 (channel) or the spatial
     axes (spatial)."""

@@ -13,6 +13,7 @@ from ..base import OperatorError
 from .attrs import Attr, Bool, DType, Float, Int, IntOrTuple, Shape, Str
 from .registry import register
 from ._common import F32, I64, is_float
+from .reduce import reduced_shape
 
 _CTX = {"ctx": Str("")}
 
@@ -40,9 +41,16 @@ def tri(a):
     return np.tri(a.N, a.M, a.k, dtype=_dt(a))
 
 
+def _tril_count(a) -> int:
+    """Entries (i, j) of an n×m array with j <= i + k: row i holds clip(i + k + 1, 0, m)."""
+    m = a.n if a.m is None else a.m
+    return sum(min(max(i + a.k + 1, 0), m) for i in range(max(a.n, 0)))
+
+
 @register("_npi_tril_indices", attrs={"n": Int(), "k": Int(0), "m": Int(None, optional=True),
                                       **_CTX},
-          inputs=(), num_outputs=2, infer_type=lambda a, d: [I64, I64])
+          inputs=(), num_outputs=2, infer_type=lambda a, d: [I64, I64],
+          infer_shape=lambda a, s: [(_tril_count(a),)] * 2)
 def tril_indices(a):
     rows, cols = np.tril_indices(a.n, a.k, a.m)
     return rows.astype(I64), cols.astype(I64)
@@ -100,7 +108,9 @@ def _pct_type(a, d):
 @register("_npi_percentile", attrs={"axis": IntOrTuple(None), "interpolation": Str("linear",
                                                                                  choices=_METHODS),
                                     "keepdims": Bool(False), "q_scalar": Float(None, optional=True)},
-          inputs=lambda a: ("a",) if a.q_scalar is not None else ("a", "q"), infer_type=_pct_type)
+          inputs=lambda a: ("a",) if a.q_scalar is not None else ("a", "q"), infer_type=_pct_type,
+          infer_shape=lambda a, s: [(() if a.q_scalar is not None else tuple(s[1]))
+                                    + reduced_shape(s[0], a.axis, a.keepdims, "percentile")])
 def percentile(a, x, q=None):
     """Percentiles in [0, 100] (`q_scalar`, or the `q` input) along `axis`, NumPy's methods."""
     qs = np.asarray(a.q_scalar if a.q_scalar is not None else q, dtype=np.float64)
@@ -117,7 +127,7 @@ def _unique_outputs(a) -> int:
 
 @register("_npi_unique", attrs={"return_index": Bool(False), "return_inverse": Bool(False),
                                 "return_counts": Bool(False), "axis": Int(None, optional=True)},
-          num_outputs=_unique_outputs,
+          num_outputs=_unique_outputs, shape_depends_on_data=True,
           infer_type=lambda a, d: [d[0]] + [I64] * (_unique_outputs(a) - 1))
 def unique(a, x):
     """Sorted unique values (data-dependent length), with first indices, inverse, counts."""
@@ -141,7 +151,19 @@ def _real(w, v=None):
     return w.real if v is None else (w.real, v.real)
 
 
-@register("_npi_eig", num_outputs=2)
+def _square_shape(op: str, x: tuple) -> tuple:
+    if len(x) < 2 or x[-1] != x[-2]:
+        raise OperatorError(f"{op}: the last two dimensions must be square, got shape {tuple(x)}")
+    return tuple(x[:-1])
+
+
+def _float_type(a, d):
+    """Float inputs keep their dtype; integer ones compute in float32."""
+    return [d[0] if is_float(d[0]) else F32]
+
+
+@register("_npi_eig", num_outputs=2, infer_type=lambda a, d: _float_type(a, d) * 2,
+          infer_shape=lambda a, s: [_square_shape("eig", s[0]), tuple(s[0])])
 def eig(a, x):
     _square("eig", x)
     xf = x if is_float(x.dtype) else x.astype(F32)
@@ -149,7 +171,8 @@ def eig(a, x):
     return w.astype(xf.dtype), v.astype(xf.dtype)
 
 
-@register("_npi_eigvals")
+@register("_npi_eigvals", infer_type=_float_type,
+          infer_shape=lambda a, s: [_square_shape("eigvals", s[0])])
 def eigvals(a, x):
     _square("eigvals", x)
     xf = x if is_float(x.dtype) else x.astype(F32)
@@ -158,7 +181,9 @@ def eigvals(a, x):
 
 @register("_npi_lstsq", inputs=("A", "B"), attrs={"rcond": Float(None, optional=True),
                                                  "new_default": Bool(True)}, num_outputs=4,
-          infer_type=lambda a, d: [d[0], d[0], I64, d[0]])
+          shape_depends_on_data=True,   # the residuals are empty unless A has full rank
+          infer_type=lambda a, d: [np.result_type(d[0], d[1], F32)] * 2 + [I64]
+          + [np.result_type(d[0], d[1], F32)])
 def lstsq(a, A, B):
     if A.ndim != 2 or B.ndim not in (1, 2) or A.shape[0] != B.shape[0]:
         raise OperatorError(f"lstsq: incompatible shapes {A.shape} and {B.shape} "

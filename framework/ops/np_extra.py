@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OperatorError
-from ._common import F32, I64
+from ._common import F32, I64, norm_axis
 from .attrs import Bool, DType, Float, FloatTuple, Int, Shape, Str
 from .registry import register
 
@@ -37,7 +37,8 @@ def _bincount_type(a, d):
 
 
 @register("_npi_bincount", attrs={"minlength": Int(0), "has_weights": Bool(False)},
-          inputs=_bincount_inputs, infer_type=_bincount_type)
+          inputs=_bincount_inputs, infer_type=_bincount_type,
+          shape_depends_on_data=True)   # max(data) + 1 bins
 def bincount(a, data, weights=None):
     """Occurrences of each non-negative integer in `data` (summed `weights` if given)."""
     if data.size and data.min() < 0:
@@ -147,6 +148,45 @@ def _where(a, obj=None):
     return slice(a.start, a.stop, a.step)
 
 
+def _edit_axis(a, shape: tuple) -> tuple[list, int]:
+    """The array as the editors see it (flat when `axis` is None) and the edited axis."""
+    if a.axis is None:
+        return [int(np.prod(shape))], 0
+    return list(shape), norm_axis(a.axis, len(shape), "insert/delete")
+
+
+def _n_inserted(a, s: list, by_tensor: bool) -> int:
+    """How many entries NumPy's insert adds along the axis: one index (an `int_ind` or a 0-d
+    `obj`) inserts `values`' leading dimension, several insert one entry each."""
+    arr, ax = _edit_axis(a, s[0])
+    obj = tuple(s[-1]) if by_tensor else None
+    if obj is not None and len(obj) > 1:
+        raise OperatorError("insert: the index array must be one dimensional or scalar")
+    n_idx = 1 if a.int_ind is not None else int(np.prod(obj)) if obj is not None \
+        else len(range(*slice(a.start, a.stop, a.step).indices(arr[ax])))
+    if n_idx != 1:
+        return n_idx
+    vals = () if a.val is not None else tuple(s[1])
+    vals = (1,) * (len(arr) - len(vals)) + vals          # NumPy's ndmin=arr.ndim
+    scalar_index = a.int_ind is not None or (obj is not None and len(obj) == 0)
+    return vals[0] if scalar_index else vals[ax]         # a 0-d index moves axis 0 to `axis`
+
+
+def _insert_shape(by_tensor: bool):
+    def infer(a, s):
+        arr, ax = _edit_axis(a, s[0])
+        arr[ax] += _n_inserted(a, s, by_tensor)
+        return [tuple(arr)]
+    return infer
+
+
+def _delete_shape(a, s):
+    arr, ax = _edit_axis(a, s[0])
+    where = a.int_ind if a.int_ind is not None else slice(a.start, a.stop, a.step)
+    arr[ax] = len(np.delete(np.arange(arr[ax]), where))   # index arithmetic on one axis only
+    return [tuple(arr)]
+
+
 def _insert(a, x, values, obj=None):
     v = values if a.val is None else np.asarray(a.val)
     return np.insert(x, _where(a, obj), v.astype(x.dtype), axis=a.axis)
@@ -155,21 +195,21 @@ def _insert(a, x, values, obj=None):
 _INSERT_ATTRS = {**_EDIT_ATTRS, "val": Float(None, optional=True)}
 
 
-@register("_npi_insert_scalar", attrs=dict(_INSERT_ATTRS),
+@register("_npi_insert_scalar", attrs=dict(_INSERT_ATTRS), infer_shape=_insert_shape(False),
           inputs=lambda a: ("arr",) if a.val is not None else ("arr", "values"))
 def insert_scalar(a, x, values=None):
     """`values` inserted before the integer index `int_ind` along `axis` (flat when None)."""
     return _insert(a, x, values)
 
 
-@register("_npi_insert_slice", attrs=dict(_INSERT_ATTRS),
+@register("_npi_insert_slice", attrs=dict(_INSERT_ATTRS), infer_shape=_insert_shape(False),
           inputs=lambda a: ("arr",) if a.val is not None else ("arr", "values"))
 def insert_slice(a, x, values=None):
     """`values` inserted before the indices of slice(start, stop, step) along `axis`."""
     return _insert(a, x, values)
 
 
-@register("_npi_insert_tensor", attrs=dict(_INSERT_ATTRS),
+@register("_npi_insert_tensor", attrs=dict(_INSERT_ATTRS), infer_shape=_insert_shape(True),
           inputs=lambda a: ("arr", "obj") if a.val is not None else ("arr", "values", "obj"))
 def insert_tensor(a, x, *rest):
     """`values` inserted before the indices held in the `obj` array along `axis`."""
@@ -177,9 +217,14 @@ def insert_tensor(a, x, *rest):
     return _insert(a, x, values, obj)
 
 
-@register("_npi_delete", attrs=dict(_EDIT_ATTRS),
-          inputs=lambda a: ("arr",) if a.int_ind is not None or a.start is not None
-          or a.stop is not None or a.step is not None else ("arr", "obj"))
+def _delete_by_tensor(a) -> bool:
+    return a.int_ind is None and a.start is None and a.stop is None and a.step is None
+
+
+@register("_npi_delete", attrs=dict(_EDIT_ATTRS), infer_shape=_delete_shape,
+          # indices held in a tensor: repeated ones delete once, so the values decide
+          shape_depends_on_data=_delete_by_tensor,
+          inputs=lambda a: ("arr", "obj") if _delete_by_tensor(a) else ("arr",))
 def delete(a, x, obj=None):
     """x without the sub-arrays at the given indices along `axis` (flattened when None)."""
     return np.delete(x, _where(a, obj), axis=a.axis)
@@ -200,6 +245,14 @@ def diff(a, x):
     return np.diff(x, a.n, a.axis)
 
 
+def _ediff1d_shape(a, s):
+    rest = iter(s[1:])
+    ends = [int(np.prod(next(rest))) if given else int(scalar is not None)
+            for given, scalar in ((a.to_begin_arr_given, a.to_begin_scalar),
+                                  (a.to_end_arr_given, a.to_end_scalar))]
+    return [(max(int(np.prod(s[0])) - 1, 0) + sum(ends),)]
+
+
 def _ediff1d_inputs(a):
     return ("input1",) + (("input2",) if a.to_begin_arr_given else ()) + \
         (("input3",) if a.to_end_arr_given else ())
@@ -208,7 +261,7 @@ def _ediff1d_inputs(a):
 @register("_npi_ediff1d", attrs={"to_begin_arr_given": Bool(False), "to_end_arr_given": Bool(False),
                                  "to_begin_scalar": Float(None, optional=True),
                                  "to_end_scalar": Float(None, optional=True)},
-          inputs=_ediff1d_inputs)
+          inputs=_ediff1d_inputs, infer_shape=_ediff1d_shape)
 def ediff1d(a, x, *ends):
     """Differences of consecutive elements of the flattened input, with optional ends."""
     ends = list(ends)
@@ -229,7 +282,22 @@ def resize(a, x):
     return np.resize(x, a.new_shape)
 
 
-@register("_npi_cross", inputs=("a", "b"),
+def _cross_shape(a, s):
+    x, y = list(s[0]), list(s[1])
+    if not x or not y:
+        raise OperatorError("cross: the operands need at least one dimension")
+    la = x.pop(norm_axis(a.axisa, len(x), "cross"))
+    lb = y.pop(norm_axis(a.axisb, len(y), "cross"))
+    if la not in (2, 3) or lb not in (2, 3):
+        raise OperatorError(f"cross: the vectors must have 2 or 3 components, got {la} and {lb}")
+    lead = list(np.broadcast_shapes(tuple(x), tuple(y)))
+    if la == lb == 2:
+        return [tuple(lead)]
+    lead.insert(norm_axis(a.axisc, len(lead) + 1, "cross"), 3)
+    return [tuple(lead)]
+
+
+@register("_npi_cross", inputs=("a", "b"), infer_shape=_cross_shape,
           attrs={"axisa": Int(-1), "axisb": Int(-1), "axisc": Int(-1)})
 def cross(a, x, y):
     """Cross product of 2- or 3-vectors along axisa / axisb, written along axisc."""

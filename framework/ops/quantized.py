@@ -56,8 +56,7 @@ def _quantize_v2_type(a: Attrs, d: list) -> list:
           attrs={"out_type": Str("int8", choices=("auto", "int8", "uint8")), **CALIB_ATTRS,
                  "shifted_output": Bool(None)},
           num_outputs=3, infer_shape=lambda a, s: _ranged(s[0]),
-          infer_type=_quantize_v2_type, strict=True, quantized=True, monitor_indexed_outputs=True,
-          passes_shape=True)
+          infer_type=_quantize_v2_type, strict=True, quantized=True, monitor_indexed_outputs=True)
 def quantize_v2(a: Attrs, x: np.ndarray):
     """float32 → int8/uint8 over the calibrated range (or the data's own min/max); int8/uint8
     data passes through with its range."""
@@ -84,8 +83,7 @@ def quantize_v2(a: Attrs, x: np.ndarray):
           attrs={"out_type": Str("uint8", choices=("int8", "uint8"))},
           num_outputs=3, infer_shape=lambda a, s: _ranged(s[0]),
           infer_type=lambda a, d: [np.dtype(a.out_type), _F32, _F32], strict=True, quantized=True,
-          monitor_indexed_outputs=True, passes_shape=True,
-          input_dtypes=float_ranges)
+          monitor_indexed_outputs=True, input_dtypes=float_ranges)
 def quantize(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """float32 → int8 (127 levels, range ±max|range|) or uint8 (255 levels, range as given)."""
     amax = q.abs_max(q.scalar(lo), q.scalar(hi))
@@ -142,7 +140,7 @@ def requantize(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
 
 # -- layers that keep their input's levels ------------------------------------------------------
 def _pool_type(a: Attrs, d: list) -> list:
-    return [np.dtype(d[0]), _F32, _F32]
+    return [np.dtype(d[0]), np.dtype(d[1]), np.dtype(d[2])]     # the range passes through
 
 
 @register("_contrib_quantized_pooling", inputs=("data", "min_data", "max_data"),

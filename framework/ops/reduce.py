@@ -156,6 +156,11 @@ def _np_out_shape(shape, axes, keepdims):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
+def reduced_shape(shape, axis, keepdims: bool, op: str) -> tuple:
+    """The shape NumPy's reductions give `shape` over `axis` (None: all axes)."""
+    return _np_out_shape(shape, _np_axes(axis, len(shape), op), keepdims)
+
+
 def _np_shape_fn(name):
     def shape(a, s):
         return [_np_out_shape(s[0], _np_axes(a.axis, len(s[0]), name), a.keepdims)]

@@ -3,7 +3,8 @@
 An OpDef holds everything about an operator: its names (canonical, 1.x and 2.x aliases), the
 attribute schema, input names and which inputs are mutated auxiliary states, output counts and
 names, shape/dtype inference, the NumPy kernel, and the facts the rest of the framework needs
-(element-wise, in-place safe, identity at inference, its 1.x form, MXNet's monitor naming, …).
+(element-wise, in-place safe, its 1.x form, MXNet's monitor naming, …); facts that hold for a
+handful of ops are named groups beside it (groups.py, `OpGroup`).
 Imperative calls, tracing, loaded graphs, summaries, op hooks and every graph pass read this
 table; nothing implements an operator, or lists operators by name, anywhere else.
 
@@ -20,11 +21,15 @@ from typing import Any, Callable, Sequence
 
 import numpy as _np
 
-from ..base import GraphFormatError
+from ..base import GraphFormatError, ShapeError
 from .attrs import Attr, Attrs, format_value, parse_attrs
 
 Shape = tuple
 ShapeFn = Callable[[Attrs, list], list]
+
+
+class DataDependentShape(ShapeError):
+    """An op's output shapes depend on its input values: shape inference leaves them unknown."""
 
 
 @dataclass(eq=False)
@@ -41,6 +46,12 @@ class OpDef:
     num_visible: int | Callable[[Attrs], int] | None = None
     output_names: Sequence[str] | None = None      # BatchNorm: output, mean, var
     infer_shape: ShapeFn | None = None             # (attrs, in_shapes) -> out_shapes
+    # the output shapes depend on the input *values* (unique, nonzero, boolean_mask…), or a
+    # function of the attrs saying when (delete by an index tensor, not by a slice): shape
+    # inference then leaves the outputs unknown. Every other op must have an `infer_shape`.
+    shape_depends_on_data: bool | Callable[[Attrs], bool] = False
+    # (attrs, in_dtypes) -> out_dtypes; None: every output has input 0's dtype (float32 without
+    # inputs). tests/ops/test_registry_shapes.py checks either against the kernel
     infer_type: Callable[[Attrs, list], list] | None = None
     # (attrs, input names) -> the dtype the op gives each input when it is unknown, or None
     # (MXNet's FInferType fills inputs too: quantized ops' float32 ranges, int8 FC weights)
@@ -53,28 +64,21 @@ class OpDef:
     # its ONNX lowering (ops.lowering.OnnxLowering, set by `@lowers` at the end of
     # the op's module), or None where ONNX cannot express the op
     onnx: Any = None
-    # the kernel runs the node's `subgraphs[0]` (a partitioned region, compiler/passes/
-    # partition.py): the plan accepts such nodes and export expands them back
-    runs_subgraph: bool = False
     # (parsed attrs, node.subgraphs) -> None: the op's configuration lives in its node's
     # subgraph (MXNet's fused `_sg_mkldnn_*` nodes); fills the parsed attrs from it
     subgraph_attrs: Callable[[Attrs, list], None] | None = None
     doc: str = ""
-    # -- facts the graph passes read: each pass asks the op, none keeps a list of op names ------
+    # -- facts the graph passes read: each pass asks the op (or, for facts of a handful of ops,
+    # its named group in ops/groups.py); no pass keeps a list of op names ---------------------
     # output i is a function of element i of each input (same shape): any layout will do
     elementwise: bool | Callable[[Attrs], bool] = False
     # the out= kernel computes in one pass that may alias input 0 (same shape and dtype)
     inplace: bool | Callable[[Attrs], bool] = False
-    identity_at_inference: bool = False  # every output is input 0 when not training
     random: bool = False                 # draws random numbers: never folded into a constant
-    unknown_zero_dims: bool = False      # a 1.x creation op: a 0 in `shape` means "unknown"
-    adds: bool = False                   # computes lhs + rhs (a residual add)
-    same_shape_operands: bool = False    # 1.x elemwise_*: both operands have one shape
     # (data, parameter) inputs that must share a dtype (MXNet's type inference refuses a mix)
     dtype_pair: tuple[str, str] | None = None
     # the activation epilogue a fused GEMM computes for this op: (act_type, a_min, a_max) or None
     epilogue: Callable[[Attrs], tuple | None] | None = None
-    fuses: tuple[str, ...] = ()          # epilogues this op absorbs in place: "act", "sum"
     with_act: str | None = None          # the op computing this one followed by an activation
     # MXNet's monitor names: `input<j>` without FListInputNames, `<i>` without FListOutputNames
     monitor_indexed_inputs: bool = False
@@ -91,11 +95,8 @@ class OpDef:
     data_shape: Callable[[Attrs, tuple], tuple | None] | None = None
     # computes on 8-bit levels (MXNet's INT8 ops): two engines may round a level apart
     quantized: bool | Callable[[Attrs], bool] = False
-    # output 0 has input 0's shape (quantize): a served model's signature is read through it
-    passes_shape: bool = False
     # (file version, raw attrs) -> None: rewrites what an older MXNet JSON meant (symbol/json_io.py)
     upgrade: Callable[[int, dict], None] | None = None
-    amp: bool = False                    # inserted by mixed precision: export may drop it
     # MXNet's FQuantizedOp: the INT8 operator that stands for this one in a quantized graph
     # (contrib.quantization), or a function of the attrs giving it (None: stays float there)
     quantized_as: str | Callable[[Attrs], str | None] | None = None
@@ -153,13 +154,19 @@ class OpDef:
         return e(a) if callable(e) else e
 
     # -- inference ----------------------------------------------------------------------------
+    def depends_on_data(self, a: Attrs) -> bool:
+        d = self.shape_depends_on_data
+        return d(a) if callable(d) else d
+
     def shapes(self, a: Attrs, in_shapes: list[Shape]) -> list[Shape]:
-        """Output shapes; without an `infer_shape` rule the kernel runs on zeros (fallback)."""
-        if self.infer_shape is not None:
-            return [tuple(s) for s in self.infer_shape(a, list(in_shapes))]
-        outs = self.kernel(a, *[_np.zeros(s, _np.float32) for s in in_shapes])
-        outs = outs if isinstance(outs, tuple) else (outs,)
-        return [tuple(o.shape) for o in outs]
+        """Output shapes from the op's `infer_shape`; `DataDependentShape` when they depend on
+        the input values (never a guess: no kernel is run)."""
+        if self.depends_on_data(a):
+            raise DataDependentShape(f"operator {self.name}: output shapes depend on the input "
+                                     f"values, not only on the input shapes {list(in_shapes)}")
+        if self.infer_shape is None:   # tests/ops/test_registry_shapes.py lets no op get here
+            raise ShapeError(f"operator {self.name} has no shape rule (infer_shape)")
+        return [tuple(s) for s in self.infer_shape(a, list(in_shapes))]
 
     def dtypes(self, a: Attrs, in_dtypes: list) -> list:
         if self.infer_type is not None:

@@ -329,8 +329,21 @@ def split_v2(a, x):
     return tuple(outs) if len(outs) > 1 else outs[0]
 
 
+def _rot90_shape(a, s):
+    x = list(s[0])
+    if len(a.axes) != 2 or len(x) < 2:
+        raise OperatorError(f"rot90: needs two axes of an array of 2+ dimensions, got axes "
+                            f"{a.axes} and shape {tuple(x)}")
+    i, j = (norm_axis(d, len(x), "rot90") for d in a.axes)
+    if i == j:
+        raise OperatorError(f"rot90: the axes must differ, got {a.axes}")
+    if a.k % 2:
+        x[i], x[j] = x[j], x[i]
+    return [tuple(x)]
+
+
 @register("_npi_rot90", attrs={"k": Int(1), "axes": Shape((0, 1))},
-          infer_shape=None, strict=True)
+          infer_shape=_rot90_shape, strict=True)
 def rot90(a, x):
     return np.rot90(x, a.k, axes=a.axes)
 

@@ -74,7 +74,9 @@ def _sm_inputs(a):
 
 
 def _sm_type(a, d):
-    return [np.dtype(a.dtype) if a.dtype is not None else d[0]]
+    """`dtype`, else the data's; integer data gives float32 (as the kernels compute)."""
+    dt = np.dtype(a.dtype) if a.dtype is not None else np.dtype(d[0])
+    return [dt if dt.kind in "fc" else np.dtype(np.float32)]
 
 
 _SM_ATTRS = {"axis": Int(-1), "temperature": CF(None), "dtype": DType(None),

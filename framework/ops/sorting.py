@@ -95,13 +95,24 @@ def topk(a, x):
     return ind
 
 
-@register("_npi_nonzero", "_npx_nonzero", infer_type=lambda a, d: [I64])
+@register("_npi_nonzero", "_npx_nonzero", infer_type=lambda a, d: [I64], shape_depends_on_data=True)
 def nonzero(a, x):
     """(N, ndim) int64 coordinates of the non-zero entries."""
     return np.argwhere(x).astype(I64)
 
 
-@register("_npi_diag", attrs={"k": Int(0)})
+def _diag_shape(a, s):
+    x = tuple(s[0])
+    if len(x) == 1:
+        n = x[0] + abs(a.k)
+        return [(n, n)]
+    if len(x) != 2:
+        raise OperatorError(f"diag: the input must be 1- or 2-d, got shape {x}")
+    r, c = x
+    return [(max(0, min(r, c - a.k) if a.k >= 0 else min(r + a.k, c)),)]
+
+
+@register("_npi_diag", attrs={"k": Int(0)}, infer_shape=_diag_shape)
 def diag(a, x):
     return np.diag(x, a.k).copy()
 
@@ -120,9 +131,18 @@ def triu(a, x):
     return np.triu(x, a.k)
 
 
-@register("_npi_trace", attrs={"offset": Int(0), "axis1": Int(0), "axis2": Int(1)})
+def _trace_shape(a, s):
+    x = tuple(s[0])
+    ax = {norm_axis(a.axis1, len(x), "trace"), norm_axis(a.axis2, len(x), "trace")}
+    if len(ax) != 2:
+        raise OperatorError("trace: axis1 and axis2 cannot be the same")
+    return [tuple(d for i, d in enumerate(x) if i not in ax)]
+
+
+@register("_npi_trace", attrs={"offset": Int(0), "axis1": Int(0), "axis2": Int(1)},
+          infer_shape=_trace_shape)
 def trace(a, x):
-    return np.asarray(np.trace(x, a.offset, a.axis1, a.axis2))
+    return np.asarray(np.trace(x, a.offset, a.axis1, a.axis2, dtype=x.dtype))   # NumPy widens ints
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------

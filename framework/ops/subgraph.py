@@ -42,7 +42,7 @@ def _infer_type(a: Attrs, in_dtypes: list) -> list:
 @register("_sg_onnxruntime",
           attrs={"num_inputs": Int(0), "num_outputs": Int(1), "engine": Str("onnxruntime")},
           inputs=_input_names, num_outputs=lambda a: a.num_outputs,
-          infer_shape=_infer_shape, infer_type=_infer_type, runs_subgraph=True)
+          infer_shape=_infer_shape, infer_type=_infer_type)
 def sg_onnxruntime(a: Attrs, *inputs):
     """A partitioned region run by its engine (an ONNX Runtime session)."""
     return _runner(a)(*inputs)

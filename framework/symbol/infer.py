@@ -13,6 +13,7 @@ import numpy as np
 from ..base import ShapeError
 from ..io.dtypes import dtype_from_flag, held_dtype
 from ..ops._common import same_shape
+from ..ops.registry import DataDependentShape
 from .graph import Node, Symbol
 
 
@@ -89,6 +90,8 @@ def _node_shapes(n, shapes: dict) -> list | None:
         return _from_sibling(n, ins, shapes)
     try:
         return list(n.op.shapes(n.parsed, ins))
+    except DataDependentShape:
+        return None         # the input values decide (unique, nonzero…): unknown, not guessed
     except Exception as e:  # noqa: BLE001
         raise ShapeError(f"node '{n.name}' (op {n.opname}) cannot take input shapes {ins}: {e}") from None
 

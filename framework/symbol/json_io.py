@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from ..base import GraphFormatError
+from ..ops.groups import OpGroup
 from ..ops.registry import get_op
 from .graph import Node, Symbol
 
@@ -279,11 +280,11 @@ def to_json(sym: Symbol, *, remove_amp_cast: bool = True, version: int = CURRENT
 
 
 def _amp(n: Node) -> bool:
-    return not n.is_var and n.op.amp
+    return not n.is_var and n.op.name in OpGroup.AMP
 
 
 def _strip_amp_cast(sym: Symbol) -> Symbol:
-    """Bypass mixed-precision casts (`OpDef.amp`; copies the graph only when there are any).
+    """Bypass mixed-precision casts (`OpGroup.AMP`; copies the graph only when there are any).
     A cast that is itself a graph output is kept (MXNet's RemoveAmpCast rewires inputs only)."""
     order = sym.topo()
     if not any(_amp(n) for n in order):

@@ -20,6 +20,7 @@ from framework.compiler.compiled import CompiledModel
 from framework.compiler.engine import COMPILED, OPENVINO, EngineChoice
 from framework.gluon import compile_model
 from framework.base import is_bfloat16
+from framework.ops.groups import OpGroup
 from framework.onnx.verify import differs
 
 from .probe import attempt
@@ -187,7 +188,8 @@ def holds_bfloat16(sym) -> bool:
     """Whether the graph rounds to bfloat16 (contrib.amp's casts, bfloat16 parameters): engines
     may round at other points, so its twin is held to the bf16 bound."""
     return any(n.attrs.get("__dtype__") == "12" if n.is_var
-               else n.op.amp and is_bfloat16(n.parsed.get("dtype")) for n in sym.topo())
+               else n.op.name in OpGroup.AMP and is_bfloat16(n.parsed.get("dtype"))
+               for n in sym.topo())
 
 
 def _refuse(what: str, engine: str, reason: str) -> tuple[None, str]:

@@ -15,6 +15,7 @@ import numpy as np
 
 from framework.base import MXNetError
 from framework.io.dtypes import dtype_from_flag
+from framework.ops.groups import OpGroup
 
 from ..protocol.datatypes import V2_TO_NUMPY, v2_datatype
 from ..repository.config import TensorSpec
@@ -72,7 +73,7 @@ def param_vars(sym, names: list[str], has_params: bool) -> list[str]:
 
 def _through_casts(node):
     """The tensor behind shape-preserving casts (a bf16 model's `amp_cast` of a weight)."""
-    while not node.is_var and node.op.passes_shape and node.inputs:
+    while not node.is_var and node.op.name in OpGroup.PASSES_SHAPE and node.inputs:
         node = node.inputs[0][0]
     return node
 
@@ -89,7 +90,7 @@ def default_input(sym, name: str, params: dict[str, np.ndarray]) -> IOSpec:
     for n in sym.topo():
         if n.is_var or not n.inputs or n.inputs[0][0] is not src:
             continue
-        if n.op.passes_shape:              # an INT8 model's quantize, a bf16 amp_cast: read on
+        if n.op.name in OpGroup.PASSES_SHAPE:   # an INT8 model's quantize, a bf16 amp_cast: read on
             src = n
             continue
         w = params.get(_through_casts(n.inputs[1][0]).name) if len(n.inputs) > 1 else None

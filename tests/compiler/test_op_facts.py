@@ -10,8 +10,10 @@ from framework.compiler.passes.layout import to_channels_last
 from framework.compiler.passes.simplify import fold_constants, remove_identities
 from framework.compiler.plan import Plan
 from framework.compiler.typecheck import check_input_dtypes
+from framework.ops.groups import OpGroup
 from framework.ops.registry import OpDef, get_op
 from framework.symbol.graph import Node, Symbol
+from framework.symbol.infer import infer_shapes
 
 RNG = np.random.default_rng(0)
 
@@ -99,8 +101,8 @@ def test_random_ops_are_never_folded():
 
 def test_elemwise_add_is_the_same_shape_add():
     op = get_op("_plus")
-    assert op.name == "elemwise_add" and op.adds and op.same_shape_operands
-    assert get_op("broadcast_add").adds and not get_op("broadcast_add").same_shape_operands
+    assert op.name == "elemwise_add" and op.name in OpGroup.ADDS & OpGroup.SAME_SHAPE_OPERANDS
+    assert get_op("broadcast_add").name in OpGroup.ADDS - OpGroup.SAME_SHAPE_OPERANDS
 
 
 @pytest.mark.parametrize("kernel,axis,folds", [((3,), -2, True), ((3,), -3, False),
@@ -124,3 +126,17 @@ def test_fold_batchnorm_only_on_the_channel_axis(kernel, axis, folds):
         want = _run(sym, {**params, "data": data})
         got = _run(folded, {**fparams, "data": data})
         np.testing.assert_allclose(got[0], want[0], rtol=1e-4, atol=1e-5)
+
+
+def test_a_folded_constant_keeps_its_shape_and_dtype_for_inference():
+    """`_hs_const` holds its value on the node; its attrs carry the value's shape and dtype, so
+    shape and dtype inference after folding need no value (and run no kernel)."""
+    z = Node("_npi_zeros", "z", {"shape": "(2, 3)", "dtype": "float16"})
+    x = Node("null", "x")
+    add = Node("_npi_add", "add", {}, [(z, 0), (x, 0)])
+    folded = fold_constants(Symbol([(add, 0)]))
+    const = next(n for n in folded.topo() if n.opname == "_hs_const")
+    assert const.op.shapes(const.parsed, []) == [(2, 3)]
+    assert const.op.dtypes(const.parsed, []) == [np.dtype(np.float16)]
+    shapes = infer_shapes(folded, {"x": (2, 3)})
+    assert shapes[(id(const), 0)] == (2, 3) and shapes[(id(folded.outputs[0][0]), 0)] == (2, 3)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from framework.ops import get_op
+from framework.ops import OpGroup, get_op
 from _helpers import close, rnd, run_op
 
 A = rnd(2, 3, 4, seed=1)
@@ -37,7 +37,7 @@ def test_shared_computation_is_one_op():
     # MXNet 1.x's elemwise_add (alias _plus) is its own operator: its operands have one shape,
     # which lets the epilogue fusion take a residual add without knowing the shapes
     assert get_op("elemwise_add") is get_op("_plus") is not get_op("_npi_add")
-    assert get_op("elemwise_add").same_shape_operands and get_op("elemwise_add").adds
+    assert get_op("elemwise_add").name in OpGroup.SAME_SHAPE_OPERANDS & OpGroup.ADDS
     assert get_op("_npi_maximum") is get_op("broadcast_maximum")
     assert get_op("broadcast_maximum").name == "broadcast_maximum"   # what MXNet 2 records
     assert get_op("_npi_true_divide") is not get_op("broadcast_div")  # int semantics differ

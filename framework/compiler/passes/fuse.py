@@ -4,15 +4,17 @@
 * activation: `relu/clip/sigmoid/tanh(conv(...))` → `conv(..., act_type=...)`, and the same for
   `_hs_affine` (an unfolded BatchNorm followed by its ReLU) and FullyConnected (→ `_hs_dense`).
 
-The registry says which op is which: `OpDef.adds` (and `same_shape_operands` for MXNet 1.x's
-elemwise_add), `epilogue` (the activation a GEMM epilogue computes for it), `fuses` (what a
-producer absorbs) and `with_act` (the op computing a producer plus its activation).
+The registry says which op is which: the groups `OpGroup.ADDS` (and `SAME_SHAPE_OPERANDS` for
+MXNet 1.x's elemwise_add) and `FUSES_ACT` / `FUSES_SUM` (what a producer absorbs), and the
+entries' `epilogue` (the activation a GEMM epilogue computes for it) and `with_act` (the op
+computing a producer plus its activation).
 
 Only when the producer's output feeds nothing else (and is no graph output), so no other consumer
 ever sees the pre-epilogue value. The epilogue runs in place on the GEMM output buffer.
 """
 from __future__ import annotations
 
+from ...ops.groups import OpGroup
 from ...ops.registry import get_op
 from ...symbol.graph import Node, Symbol
 from ...symbol.infer import infer_shapes
@@ -26,8 +28,11 @@ def _act_of(n: Node):
     return n.op.epilogue(n.parsed)
 
 
+_FUSES = {"act": OpGroup.FUSES_ACT, "sum": OpGroup.FUSES_SUM}
+
+
 def _fuses(n: Node, what: str) -> bool:
-    return not n.is_var and what in n.op.fuses
+    return not n.is_var and n.op.name in _FUSES[what]
 
 
 def fuse_sum(sym: Symbol, known: dict[str, tuple] | None = None) -> Symbol:
@@ -39,9 +44,9 @@ def fuse_sum(sym: Symbol, known: dict[str, tuple] | None = None) -> Symbol:
         shapes = infer_shapes(sym, known, tolerant=True)
 
     def same_shape(n: Node) -> bool:
-        if n.is_var or not n.op.adds:
+        if n.is_var or n.op.name not in OpGroup.ADDS:
             return False
-        if n.op.same_shape_operands:
+        if n.op.name in OpGroup.SAME_SHAPE_OPERANDS:
             return True
         if shapes is None:
             return False
@@ -64,7 +69,7 @@ def fuse_sum(sym: Symbol, known: dict[str, tuple] | None = None) -> Symbol:
 
 
 def _broadcast_add(n: Node) -> bool:
-    return not n.is_var and n.op.adds and not n.op.same_shape_operands
+    return not n.is_var and n.op.name in OpGroup.ADDS - OpGroup.SAME_SHAPE_OPERANDS
 
 
 def fuse_act(sym: Symbol) -> Symbol:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 from typing import Callable
 
+from ...ops.groups import OpGroup
 from ...symbol.graph import Node, Symbol
 from .rewrite import rebuild
 
@@ -194,12 +195,13 @@ def _unit_order(sym: Symbol, groups: list[list[Node]]) -> list:
 
 
 def expand(sym: Symbol) -> Symbol:
-    """Inline every subgraph node (an op with `runs_subgraph`) back into its original nodes."""
-    if not any(_is_region(n) for n in sym.topo()):
+    """Inline every subgraph node (an op of `OpGroup.RUNS_SUBGRAPH`) back into its original
+    nodes."""
+    if not any(is_region(n) for n in sym.topo()):
         return sym
 
     def visit(n: Node, ins: list[Entry], done) -> list[Entry] | None:
-        if not _is_region(n):
+        if not is_region(n):
             return None
         sub = n.subgraphs[0]
         feed = dict(zip(sub.list_inputs(), ins))
@@ -209,5 +211,11 @@ def expand(sym: Symbol) -> Symbol:
     return rebuild(sym, visit)
 
 
-def _is_region(n: Node) -> bool:
-    return bool(n.subgraphs) and n.op is not None and n.op.runs_subgraph
+def is_region(n: Node) -> bool:
+    """A partitioned region: a node whose op runs its subgraph (`OpGroup.RUNS_SUBGRAPH`)."""
+    return bool(n.subgraphs) and n.op is not None and n.op.name in OpGroup.RUNS_SUBGRAPH
+
+
+def regions(sym: Symbol) -> list[Node]:
+    """The graph's partitioned regions, in topological order."""
+    return [n for n in sym.topo() if is_region(n)]

@@ -1,6 +1,6 @@
 """Parameter-free graph simplification: identity removal, constant folding, dead-node removal.
 
-Identities at inference are the ops whose registry entry says so (`identity_at_inference`:
+Identities at inference are the ops of the registry's group `OpGroup.IDENTITY_AT_INFERENCE` (
 Dropout, BlockGrad, copies). Constant folding evaluates, once at build time, every node whose
 inputs are all constants (creation ops such as `_npi_zeros` and whatever depends only on them);
 the results become `_hs_const` nodes holding the folded arrays. Dead nodes disappear by
@@ -12,6 +12,7 @@ import numpy as np
 
 from ...ops.attrs import Attrs
 from ...ops.const import const as CONST
+from ...ops.groups import OpGroup
 from ...symbol.graph import Node, Symbol
 from .rewrite import rebuild
 from .unknown_dims import unresolved_nodes
@@ -25,7 +26,7 @@ class ConstNode(Node):
 
 def remove_identities(sym: Symbol) -> Symbol:
     def visit(n: Node, ins, done):
-        if not n.is_var and n.op.identity_at_inference and ins:
+        if not n.is_var and n.op.name in OpGroup.IDENTITY_AT_INFERENCE and ins:
             return [ins[0]] * n.num_outputs()
         return None
     return rebuild(sym, visit)
@@ -49,7 +50,7 @@ def fold_constants(sym: Symbol) -> Symbol:
             return None
         c = ConstNode(CONST.name, n.name, {"key": n.name}, op=CONST)
         c.value = tuple(np.asarray(o) for o in outs)
-        c._parsed = Attrs(key=n.name)
+        c._parsed = Attrs(key=n.name, shape=c.value[0].shape, dtype=c.value[0].dtype)
         return [(c, i) for i in range(len(outs))]
     return rebuild(sym, visit)
 

@@ -1,5 +1,5 @@
 """Resolve the unknown dims (0) of legacy creation ops such as `_zeros(shape=(0, H))`
-(`OpDef.unknown_zero_dims`: in MXNet 1.x a 0 in their shape is left to shape inference).
+(`OpGroup.UNKNOWN_ZERO_DIMS`: in MXNet 1.x a 0 in their shape is left to shape inference).
 
 MXNet 1.x graphs create RNN begin states with `_zeros` whose 0 dims are left for MXNet's
 bidirectional shape inference to fill (the batch size, known only from the data). We resolve them
@@ -9,12 +9,13 @@ and keep the first for which forward shape inference of the whole graph succeeds
 from __future__ import annotations
 
 from ...ops.attrs import Attrs
+from ...ops.groups import OpGroup
 from ...symbol.graph import Node, Symbol
 from ...symbol.infer import infer_shapes
 
 
 def unresolved_nodes(order: list[Node]) -> list[Node]:
-    return [n for n in order if not n.is_var and n.op.unknown_zero_dims
+    return [n for n in order if not n.is_var and n.op.name in OpGroup.UNKNOWN_ZERO_DIMS
             and any(d == 0 for d in (n.parsed.get("shape") or ()))]
 
 

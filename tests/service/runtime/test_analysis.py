@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import mini_resnet
+import framework as mx
 import service.runtime.analysis as analysis
 from service.runtime.graphview import graph_view
+from service.runtime.summary import render_text
 
 SERVICE = Path(__file__).resolve().parents[3] / "service"
 
@@ -36,3 +38,18 @@ def test_no_other_service_module_runs_shape_inference():
     users = sorted(str(p.relative_to(SERVICE)) for p in SERVICE.rglob("*.py")
                    if "infer_shapes" in p.read_text() or "infer_dtypes" in p.read_text())
     assert users == ["runtime/analysis.py"]
+
+
+def test_a_data_dependent_op_blanks_its_rows_instead_of_guessing():
+    """nonzero's output length depends on the values: its row and what follows it read unknown
+    (no FLOPs), the FullyConnected before it keeps its shape and FLOPs."""
+    fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=5, name="fc")
+    out = mx.sym.np.sum(mx.sym.npx.nonzero(fc) * 2)
+    facts = analysis.GraphFacts(out, ["data"], {"fc_weight": (5, 4), "fc_bias": (5,)})
+    t = facts.table({"data": (3, 4)})
+    rows = {r["op"]: r for r in t["layers"]}
+    assert rows["FullyConnected"]["output_shape"] == [3, 5] and rows["FullyConnected"]["flops"]
+    assert [r["output_shape"] for r in t["layers"][1:]] == [None] * (len(t["layers"]) - 1)
+    assert facts.output_shapes({"data": (3, 4)}) == [None]
+    text = render_text({**t, "inputs": [{"shape": [3, 4]}], "batch_size": 3})
+    assert "(3, 5)" in text and "?" in text
