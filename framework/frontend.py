@@ -21,19 +21,14 @@ _POS = inspect.Parameter.POSITIONAL_OR_KEYWORD
 
 def _signature(spec: str) -> tuple[inspect.Signature, list[str]]:
     """`"m, k=0, **kwargs"` → (Python signature, input parameter names)."""
-    params, inputs = [], []
-    for p in (s.strip() for s in spec.split(",")):
-        if not p:
-            continue
-        if p.startswith("**"):
-            params.append(inspect.Parameter(p[2:], inspect.Parameter.VAR_KEYWORD))
-        elif "=" in p:
-            k, v = p.split("=", 1)
-            params.append(inspect.Parameter(k.strip(), _POS, default=ast.literal_eval(v.strip())))
-        else:
-            params.append(inspect.Parameter(p, _POS))
-            inputs.append(p)
-    return inspect.Signature(params), inputs
+    args = ast.parse(f"def f({spec}): pass").body[0].args
+    plain = args.args[:len(args.args) - len(args.defaults)]
+    params = [inspect.Parameter(p.arg, _POS) for p in plain]
+    params += [inspect.Parameter(p.arg, _POS, default=ast.literal_eval(d))
+               for p, d in zip(args.args[len(plain):], args.defaults)]
+    if args.kwarg is not None:
+        params.append(inspect.Parameter(args.kwarg.arg, inspect.Parameter.VAR_KEYWORD))
+    return inspect.Signature(params), [p.arg for p in plain]
 
 
 def build(qualname: str, opdef: OpDef, spec: str, convert: Callable[[Any], Any]) -> Callable:

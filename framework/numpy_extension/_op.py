@@ -2,7 +2,8 @@
 
 Each function passes the attrs real MXNet 2.x records for the same call, so a traced call writes
 the same node (op name and attrs) as MXNet's exports: `npx.convolution` → `Convolution` with
-stride/dilate/pad/layout filled in, `npx.relu` → `_npx_relu`, `npx.softmax` → `softmax`, …
+stride/dilate/pad/layout filled in, `npx.softmax` → `softmax`, … Functions that only call their op
+(`npx.relu`, `npx.erf`, …) are generated from the names the op families expose (`frontend.install`).
 
 Inference only: there is no autograd/training mode, so `dropout` (mode='training') is the
 identity and `batch_norm` always normalises with the running statistics.
@@ -13,18 +14,20 @@ from typing import Any
 
 import numpy as _onp
 
+from .. import frontend
 from ..dispatch import invoke
+from ..ops.registry import OpDef
 from ..ndarray import ndarray
 from ..symbol.graph import Symbol
 
 __all__ = ["softmax", "log_softmax", "masked_softmax", "masked_log_softmax", "activation",
-           "relu", "sigmoid", "softsign", "leaky_relu", "fully_connected", "convolution",
+           "softsign", "leaky_relu", "fully_connected", "convolution",
            "deconvolution", "pooling", "batch_norm", "layer_norm", "group_norm",
            "instance_norm", "dropout", "embedding", "one_hot", "pick", "topk", "reshape",
            "reshape_like", "batch_flatten", "rnn", "arange_like", "batch_dot", "broadcast_like",
            "sequence_mask", "sequence_last", "sequence_reverse", "slice_channel", "gather_nd",
-           "stop_gradient", "erf", "erfinv", "gamma", "gammaln", "digamma", "norm", "cast",
-           "smooth_l1", "pad", "nonzero", "index_add", "index_update", "shape_array", "slice",
+           "stop_gradient", "digamma", "norm", "cast",
+           "smooth_l1", "pad", "index_add", "index_update", "shape_array", "slice",
            "slice_like", "round_ste", "sign_ste", "constraint_check"]
 
 
@@ -40,7 +43,7 @@ def _in(x):
     return _onp.asarray(x, dtype=_onp.float32 if isinstance(x, float) else None)
 
 
-def _call(op: str, inputs: list, attrs: dict[str, Any], as_list: bool = False):
+def _call(op: OpDef | str, inputs: list, attrs: dict[str, Any], as_list: bool = False):
     out = invoke(op, [_in(x) for x in inputs], attrs)
     if as_list and isinstance(out, tuple):
         return list(out)
@@ -68,14 +71,6 @@ _LAYOUT = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 def activation(data, act_type="relu", **kwargs):
     """Activation(act_type) — relu, sigmoid, log_sigmoid, mish, tanh, softrelu, softsign."""
     return _call("Activation", [data], {"act_type": act_type})
-
-
-def relu(data, **kwargs):
-    return _call("_npx_relu", [data], {})
-
-
-def sigmoid(data, **kwargs):
-    return _call("_npx_sigmoid", [data], {})
 
 
 def softsign(data, **kwargs):
@@ -274,7 +269,7 @@ def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"
 def reshape(a, newshape, reverse=False, order="C"):
     """npx.reshape with the 2.x special codes (-1 infer, -2 copy, -3 drop 1, -4 copy rest,
     -5 merge two, -6 split one)."""
-    return _call("_npx_reshape", [a], {"newshape": _tup(newshape), "reverse": reverse,
+    return _call(frontend.op("npx.reshape"), [a], {"newshape": _tup(newshape), "reverse": reverse,
                                        "order": order})
 
 
@@ -289,7 +284,7 @@ def batch_flatten(data):
 
 
 def arange_like(data, start=0.0, step=1.0, repeat=1, ctx=None, axis=None):
-    return _call("_contrib_arange_like", [data], {"start": start, "step": step,
+    return _call(frontend.op("npx.arange_like"), [data], {"start": start, "step": step,
                                                   "repeat": repeat, "axis": axis})
 
 
@@ -376,10 +371,6 @@ def _unary(op):
     return f
 
 
-erf = _unary("erf")
-erfinv = _unary("erfinv")
-gamma = _unary("gamma")
-gammaln = _unary("gammaln")
 digamma = _unary("digamma")
 round_ste = _unary("_contrib_round_ste")
 sign_ste = _unary("_contrib_sign_ste")
@@ -406,10 +397,6 @@ def pad(data, mode="constant", pad_width=None, constant_value=0.0):
                                  "constant_value": constant_value})
 
 
-def nonzero(a):
-    return _call("_npx_nonzero", [a], {})
-
-
 def index_add(a, ind, val):
     return _call("_npx_index_add", [a, ind, val], {})
 
@@ -430,6 +417,10 @@ def slice_like(data, shape_like, axes=None):
     return _call("slice_like", [data, shape_like], attrs)
 
 
+# relu, sigmoid, erf, erfinv, gamma, gammaln, nonzero: generated from their ops' signatures
+__all__ += frontend.install("npx", globals(), _in)
+
+
 def constraint_check(input, msg="Constraint violated."):  # noqa: A002 (MXNet's name)
     """True; raises ValueError(msg) when any element of the boolean `input` is false."""
-    return _call("_npx_constraint_check", [input], {"msg": msg})
+    return _call(frontend.op("npx.constraint_check"), [input], {"msg": msg})

@@ -496,5 +496,6 @@ def _np_concatenate_onnx(ctx, node, ins):
 for _fn in ("transpose", "moveaxis", "squeeze", "flip", "roll"):
     expose(f"_npi_{_fn}", f"np.{_fn}")
 expose("_npi_repeats", "np.repeat")
+expose("SwapAxis", "np.swapaxes")
 expose("_npi_concatenate", "np.concatenate:flat")     # axis=None
 expose("_npi_rot90", "np.rot90(m, k=1, axes=(0, 1))")

@@ -6,7 +6,7 @@ print the generic Block repr (`PReLU(\\n\\n)`), as MXNet does.
 """
 from __future__ import annotations
 
-from ... import initializer
+from ... import frontend, initializer
 from ...dispatch import invoke
 from ..hybrid_block import HybridBlock
 from ..parameter import Parameter
@@ -81,11 +81,11 @@ class Swish(HybridBlock):
         self._beta = beta
 
     def forward(self, x):
-        return x * invoke("_npx_sigmoid", [self._beta * x])
+        return x * invoke(frontend.op("npx.sigmoid"), [self._beta * x])
 
 
 class SiLU(HybridBlock):
     """`x * sigmoid(x)` (Swish with beta = 1)."""
 
     def forward(self, x):
-        return x * invoke("_npx_sigmoid", [x])
+        return x * invoke(frontend.op("npx.sigmoid"), [x])
