@@ -539,3 +539,10 @@ def _expose_np_binary() -> None:
 
 
 _expose_np_binary()
+# Symbol arithmetic (`sym_a + 2`) records MXNet 1.x's operators
+for _fn, _ops in {"add": ("elemwise_add", "_plus_scalar", "_plus_scalar"),
+                  "subtract": ("elemwise_sub", "_minus_scalar", "_rminus_scalar"),
+                  "multiply": ("elemwise_mul", "_mul_scalar", "_mul_scalar"),
+                  "true_divide": ("elemwise_div", "_div_scalar", "_rdiv_scalar")}.items():
+    for _role, _opname in zip(("binary", "scalar", "rscalar"), _ops):
+        expose(_opname, f"sym.{_fn}:{_role}")
