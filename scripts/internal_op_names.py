@@ -1,4 +1,4 @@
-"""Internal operator names (`_npi_*`, `_npx_*`, `_np_*`, `_contrib_*`) spelled outside framework/ops/.
+"""Internal op names (`_npi_*`, `_npx_*`, `_np_*`, `_contrib_*`) spelled outside framework/ops/.
 
     python scripts/internal_op_names.py      # prints each spelling and the total
 

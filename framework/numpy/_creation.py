@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as _onp
 
 from ..base import OperatorError
-from .. import frontend
+from ..frontend import op as _op
 from ._base import (as_nd, default_float, dtype_of, invoke, is_int_scalar, is_np_default_dtype,
                     ndarray, shape_tuple)
 from ._shape import broadcast_to
@@ -73,7 +73,7 @@ def _c_order(order, fn: str) -> None:
 def _init(fn, shape, dtype, device, **extra):
     dt = dtype_of(dtype) or default_float()
     attrs = {"shape": shape_tuple(shape), "ctx": _ctx(device), "dtype": dt, **extra}
-    return invoke(frontend.op(fn), [], attrs)
+    return invoke(_op(fn), [], attrs)
 
 
 def zeros(shape, dtype=None, order="C", device=None, ctx=None):
@@ -128,7 +128,7 @@ def empty_like(prototype, dtype=None, order="C", subok=False, shape=None):
 def full_like(a, fill_value, dtype=None, order="C", device=None, ctx=None, out=None):
     _c_order(order, "full_like")
     a = as_nd(a)
-    res = invoke(frontend.op("np.full_like"), [a], {"fill_value": float(fill_value), "ctx": _ctx(device),
+    res = invoke(_op("np.full_like"), [a], {"fill_value": float(fill_value), "ctx": _ctx(device),
                                          "dtype": dtype_of(dtype)})
     if out is not None:
         out._data[...] = res._data
@@ -145,7 +145,7 @@ def arange(start, stop=None, step=1, dtype=None, device=None, ctx=None):
         dtype = _onp.int64 if ints else _onp.float64
     if step == 0:
         raise ZeroDivisionError("step cannot be 0")
-    return invoke(frontend.op("np.arange"), [], {"start": float(start),
+    return invoke(_op("np.arange"), [], {"start": float(start),
                                       "stop": None if stop is None else float(stop),
                                       "step": float(step), "repeat": 1, "infer_range": False,
                                       "ctx": _ctx(device or ctx),
@@ -156,7 +156,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
              device=None, ctx=None):
     if not is_int_scalar(num):        # MXNet refuses 2.5 samples (NumPy: TypeError)
         raise OperatorError(f"linspace: num must be an integer, got {num!r}")
-    res = invoke(frontend.op("np.linspace"), [], {"start": float(start), "stop": float(stop),
+    res = invoke(_op("np.linspace"), [], {"start": float(start), "stop": float(stop),
                                        "num": int(num), "endpoint": bool(endpoint),
                                        "ctx": _ctx(device or ctx),
                                        "dtype": dtype_of(dtype) or default_float()})
@@ -167,7 +167,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def eye(N, M=None, k=0, dtype=None, device=None, ctx=None, **kwargs):
-    return invoke(frontend.op("np.eye"), [], {"N": int(N), "M": None if M is None else int(M), "k": int(k),
+    return invoke(_op("np.eye"), [], {"N": int(N), "M": None if M is None else int(M), "k": int(k),
                                    "ctx": _ctx(device or ctx),
                                    "dtype": dtype_of(dtype) or default_float()})
 
@@ -178,4 +178,4 @@ def identity(n, dtype=None, device=None, ctx=None):
 
 def copy(a, order="C"):
     _c_order(order, "copy")
-    return invoke(frontend.op("np.copy"), [as_nd(a)])
+    return invoke(_op("np.copy"), [as_nd(a)])

@@ -1,11 +1,12 @@
-"""Array editing of `framework.np`: insert / delete, diff / ediff1d and resize, each one registry operator (MXNet 2's names and attributes), so they trace."""
+"""Array editing of `framework.np`: insert / delete, diff / ediff1d and resize, each one registry
+operator (MXNet 2's names and attributes), so they trace. diagonal / diagflat are generated."""
 from __future__ import annotations
 
 import numbers
 
 import numpy as _onp
 
-from .. import frontend
+from ..frontend import op as _op
 from ._base import as_nd, invoke, is_int_scalar, is_scalar, ndarray, shape_tuple
 
 __all__ = ["insert", "delete", "diff", "ediff1d", "resize"]
@@ -36,20 +37,20 @@ def insert(arr, obj, values, axis=None):
     else:
         inputs = [arr, as_nd(values, dtype=arr.dtype)]
     kind = "int" if "int_ind" in attrs else "array" if extra else "slice"
-    return invoke(frontend.op(f"np.insert:{kind}"), inputs + extra, attrs)
+    return invoke(_op(f"np.insert:{kind}"), inputs + extra, attrs)
 
 
 def delete(arr, obj, axis=None):
     """`arr` without the entries at `obj` (int, slice or index array) along `axis`."""
     attrs, extra = _position(obj, "delete")
     attrs["axis"] = axis
-    return invoke(frontend.op("np.delete"), [as_nd(arr)] + extra, attrs)
+    return invoke(_op("np.delete"), [as_nd(arr)] + extra, attrs)
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     if prepend is not None or append is not None:
         raise NotImplementedError("prepend and append options are not supported yet")
-    return invoke(frontend.op("np.diff"), [as_nd(a)], {"n": int(n), "axis": int(axis)})
+    return invoke(_op("np.diff"), [as_nd(a)], {"n": int(n), "axis": int(axis)})
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
@@ -63,8 +64,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
         else:
             attrs[f"{name}_arr_given"] = True
             inputs.append(as_nd(v))
-    return invoke(frontend.op("np.ediff1d"), inputs, attrs)
+    return invoke(_op("np.ediff1d"), inputs, attrs)
 
 
 def resize(a, new_shape):
-    return invoke(frontend.op("np.resize"), [as_nd(a)], {"new_shape": shape_tuple(new_shape)})
+    return invoke(_op("np.resize"), [as_nd(a)], {"new_shape": shape_tuple(new_shape)})

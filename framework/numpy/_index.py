@@ -15,7 +15,7 @@ import numbers
 import numpy as _onp
 
 from ..base import MXNetError
-from .. import frontend
+from ..frontend import op as _op
 from ._base import as_nd, invoke, ndarray, tracing
 from ._shape import stack
 
@@ -94,7 +94,7 @@ def _traced_getitem(x, key):
             raise IndexError(f"index {k} is out of bounds for axis 0 with size {n}")
         k = k + n if k < 0 else k
         s = invoke("slice", [x], {"begin": (k,), "end": (k + 1,)})
-        return invoke(frontend.op("np.reshape"), [s], {"newshape": (-3, -4)})
+        return invoke(_op("np.reshape"), [s], {"newshape": (-3, -4)})
     if isinstance(key, slice):
         if key.step is None or key.step == 1:
             if key.start is None and key.stop is None:
@@ -107,10 +107,10 @@ def _traced_getitem(x, key):
         return invoke("slice", [x], {"begin": (key.start,), "end": (key.stop,),
                                      "step": (key.step,)})
     if isinstance(key, ndarray) and key.dtype == _onp.bool_:
-        flat = invoke(frontend.op("np.reshape"), [x], {"newshape": (-1,) + tuple(shape[key.ndim:]),
+        flat = invoke(_op("np.reshape"), [x], {"newshape": (-1,) + tuple(shape[key.ndim:]),
                                             "reverse": False, "order": "C"})
-        m = invoke(frontend.op("np.reshape"), [key], {"newshape": (-1,), "reverse": False, "order": "C"})
-        return invoke(frontend.op("np.ndarray.__getitem__:mask"), [flat, m], {"axis": 0})
+        m = invoke(_op("np.reshape"), [key], {"newshape": (-1,), "reverse": False, "order": "C"})
+        return invoke(_op("np.ndarray.__getitem__:mask"), [flat, m], {"axis": 0})
     if isinstance(key, ndarray) or isinstance(key, list):
         idx = key if isinstance(key, ndarray) else as_nd(_onp.asarray(key, dtype=_onp.int64))
         return invoke("take", [x, idx], {"axis": 0, "mode": "wrap"})
@@ -134,7 +134,7 @@ def _traced_basic(x, key: tuple):
     if real:
         begin, end, step, newshape = _slice_spec(real, shape)
         out = invoke("slice", [x], {"begin": begin, "end": end, "step": step})
-        out = invoke(frontend.op("np.reshape"), [out], {"newshape": newshape + (-4,),
+        out = invoke(_op("np.reshape"), [out], {"newshape": newshape + (-4,),
                                              "reverse": False, "order": "C"})
     # None → new axes; positions count in the output without the dropped integer axes
     pos = 0

@@ -8,6 +8,7 @@ import numbers
 import numpy as _onp
 
 from .. import frontend
+from ..frontend import op as _op
 from ._base import as_nd, invoke, is_int_scalar, is_scalar, ndarray
 from ._shape import nonzero
 
@@ -43,7 +44,7 @@ def positive(x, out=None):
 
 
 def around(x, decimals=0, out=None, **kwargs):
-    return _finish(invoke(frontend.op("np.around"), [as_nd(x)], {"decimals": int(decimals)}), out)
+    return _finish(invoke(_op("np.around"), [as_nd(x)], {"decimals": int(decimals)}), out)
 
 
 round = round_ = around  # noqa: A001
@@ -59,8 +60,8 @@ def _scalar_attrs(s):
 
 def _binary(name, role="binary"):
     """np.<name> from its three ops: array∘array, array∘number and number∘array."""
-    op = frontend.op(f"np.{name}:{role}")
-    sop, rsop = frontend.op(f"np.{name}:scalar"), frontend.op(f"np.{name}:rscalar")
+    op = _op(f"np.{name}:{role}")
+    sop, rsop = _op(f"np.{name}:scalar"), _op(f"np.{name}:rscalar")
 
     def f(x1, x2, out=None, **kwargs):
         a1, a2 = _is_array(x1), _is_array(x2)
@@ -141,12 +142,12 @@ def where(condition, x=None, y=None):
         return nonzero(condition)
     c = as_nd(condition)
     if is_scalar(x) and is_scalar(y):
-        return invoke(frontend.op("np.where:scalar2"), [c], {"x": float(x), "y": float(y)})
+        return invoke(_op("np.where:scalar2"), [c], {"x": float(x), "y": float(y)})
     if is_scalar(x):
-        return invoke(frontend.op("np.where:lscalar"), [c, as_nd(y)], {"scalar": float(x)})
+        return invoke(_op("np.where:lscalar"), [c, as_nd(y)], {"scalar": float(x)})
     if is_scalar(y):
-        return invoke(frontend.op("np.where:rscalar"), [c, as_nd(x)], {"scalar": float(y)})
-    return invoke(frontend.op("np.where"), [c, as_nd(x), as_nd(y)])
+        return invoke(_op("np.where:rscalar"), [c, as_nd(x)], {"scalar": float(y)})
+    return invoke(_op("np.where"), [c, as_nd(x), as_nd(y)])
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None, **kwargs):

@@ -1,9 +1,9 @@
-"""Reductions of `framework.np` (the ops exposed as `np.sum`, `np.mean`, … with MXNet 2.x attrs)."""
+"""Reductions of `framework.np` (the ops exposed as `np.sum`, `np.mean`, …; MXNet 2.x attrs)."""
 from __future__ import annotations
 
 import numpy as _onp
 
-from .. import frontend
+from ..frontend import op as _op
 from ._base import as_nd, axis_tuple, default_float, dtype_of, invoke
 from ._math import isnan, multiply, not_equal, true_divide, where
 
@@ -19,14 +19,14 @@ def _finish(res, out):
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, **kw):  # noqa: A001
-    return _finish(invoke(frontend.op("np.sum"), [as_nd(a)], {"axis": axis_tuple(axis),
+    return _finish(invoke(_op("np.sum"), [as_nd(a)], {"axis": axis_tuple(axis),
                                                    "dtype": dtype_of(dtype),
                                                    "keepdims": bool(keepdims),
                                                    "initial": initial}), out)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, **kw):
-    return _finish(invoke(frontend.op("np.prod"), [as_nd(a)], {"axis": axis_tuple(axis),
+    return _finish(invoke(_op("np.prod"), [as_nd(a)], {"axis": axis_tuple(axis),
                                                     "dtype": dtype_of(dtype),
                                                     "keepdims": bool(keepdims),
                                                     "initial": initial}), out)
@@ -34,20 +34,20 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, **kw)
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
     """Arithmetic mean; MXNet records dtype float32 (the default dtype) when none is given."""
-    return _finish(invoke(frontend.op("np.mean"), [as_nd(a)], {"axis": axis_tuple(axis),
+    return _finish(invoke(_op("np.mean"), [as_nd(a)], {"axis": axis_tuple(axis),
                                                     "dtype": dtype_of(dtype) or default_float(),
                                                     "keepdims": bool(keepdims),
                                                     "initial": None}), out)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, **kw):  # noqa: A001
-    return _finish(invoke(frontend.op("np.max"), [as_nd(a)], {"axis": axis_tuple(axis),
+    return _finish(invoke(_op("np.max"), [as_nd(a)], {"axis": axis_tuple(axis),
                                                    "keepdims": bool(keepdims),
                                                    "initial": initial}), out)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, **kw):  # noqa: A001
-    return _finish(invoke(frontend.op("np.min"), [as_nd(a)], {"axis": axis_tuple(axis),
+    return _finish(invoke(_op("np.min"), [as_nd(a)], {"axis": axis_tuple(axis),
                                                    "keepdims": bool(keepdims),
                                                    "initial": initial}), out)
 
@@ -56,7 +56,7 @@ amax, amin = max, min
 
 
 def _stat(op, a, axis, dtype, out, ddof, keepdims):
-    return _finish(invoke(frontend.op(op), [as_nd(a)], {"axis": axis_tuple(axis),
+    return _finish(invoke(_op(op), [as_nd(a)], {"axis": axis_tuple(axis),
                                                         "dtype": dtype_of(dtype),
                                            "ddof": int(ddof), "keepdims": bool(keepdims)}), out)
 
@@ -70,27 +70,27 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
 
 
 def argmax(a, axis=None, out=None, keepdims=False):
-    return _finish(invoke(frontend.op("np.argmax"), [as_nd(a)], {"axis": axis, "keepdims": bool(keepdims)}),
+    return _finish(invoke(_op("np.argmax"), [as_nd(a)], {"axis": axis, "keepdims": bool(keepdims)}),
                    out)
 
 
 def argmin(a, axis=None, out=None, keepdims=False):
-    return _finish(invoke(frontend.op("np.argmin"), [as_nd(a)], {"axis": axis, "keepdims": bool(keepdims)}),
+    return _finish(invoke(_op("np.argmin"), [as_nd(a)], {"axis": axis, "keepdims": bool(keepdims)}),
                    out)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
-    return _finish(invoke(frontend.op("np.cumsum"), [as_nd(a)], {"axis": axis, "dtype": dtype_of(dtype)}),
+    return _finish(invoke(_op("np.cumsum"), [as_nd(a)], {"axis": axis, "dtype": dtype_of(dtype)}),
                    out)
 
 
 def all(a, axis=None, out=None, keepdims=False):  # noqa: A001
-    return _finish(invoke(frontend.op("np.all"), [as_nd(a)], {"axis": axis_tuple(axis),
+    return _finish(invoke(_op("np.all"), [as_nd(a)], {"axis": axis_tuple(axis),
                                                    "keepdims": bool(keepdims)}), out)
 
 
 def any(a, axis=None, out=None, keepdims=False):  # noqa: A001
-    return _finish(invoke(frontend.op("np.any"), [as_nd(a)], {"axis": axis_tuple(axis),
+    return _finish(invoke(_op("np.any"), [as_nd(a)], {"axis": axis_tuple(axis),
                                                    "keepdims": bool(keepdims)}), out)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as _onp
 
-from .. import frontend
+from ..frontend import op as _op
 from ._base import as_nd, axis_tuple, dtype_of, invoke, ndarray, owned, shape_tuple
 
 __all__ = ["reshape", "transpose", "swapaxes", "moveaxis", "rollaxis", "expand_dims", "squeeze",
@@ -24,7 +24,7 @@ def _shape_args(args, kw, *names):
 
 
 def reshape(a, *newshape, order="C", **kw):
-    """`np.reshape(a, shape)` and `x.reshape(2, 3)` / `x.reshape((2, 3))` (the `np.reshape` op: MXNet 2's npx reshape)."""
+    """`np.reshape(a, shape)` and `x.reshape(2, 3)` / `x.reshape((2, 3))` (op: npx.reshape's)."""
     shp = _shape_args(newshape, kw, "newshape", "shape")
     if kw.pop("reverse", False):
         raise TypeError("reshape() got an unexpected keyword argument 'reverse'")
@@ -37,14 +37,16 @@ def reshape(a, *newshape, order="C", **kw):
     if any(d < -1 for d in shp):
         raise ValueError(f"invalid shape {shp}: negative dimensions other than -1")
     a = as_nd(a)
-    return owned(invoke(frontend.op("np.reshape"), [a], {"newshape": shp, "reverse": False, "order": "C"}), a)
+    return owned(invoke(_op("np.reshape"), [a], {"newshape": shp, "reverse": False,
+                                                  "order": "C"}), a)
 
 
 def ravel(x, order="C"):
     if order != "C":
         raise NotImplementedError(f"order {order} is not supported")
     x = as_nd(x)
-    return owned(invoke(frontend.op("np.reshape"), [x], {"newshape": (-1,), "reverse": False, "order": "C"}),
+    return owned(invoke(_op("np.reshape"), [x], {"newshape": (-1,), "reverse": False,
+                                                  "order": "C"}),
                  x)
 
 
@@ -60,17 +62,17 @@ def transpose(a, *axes, **kw):
     if ax == ():
         ax = None
     a = as_nd(a)
-    return owned(invoke(frontend.op("np.transpose"), [a], {"axes": ax}), a)
+    return owned(invoke(_op("np.transpose"), [a], {"axes": ax}), a)
 
 
 def swapaxes(a, axis1, axis2):
     a = as_nd(a)
-    return owned(invoke(frontend.op("np.swapaxes"), [a], {"dim1": int(axis1), "dim2": int(axis2)}), a)
+    return owned(invoke(_op("np.swapaxes"), [a], {"dim1": int(axis1), "dim2": int(axis2)}), a)
 
 
 def moveaxis(a, source, destination):
     a = as_nd(a)
-    return owned(invoke(frontend.op("np.moveaxis"), [a], {"source": axis_tuple(source),
+    return owned(invoke(_op("np.moveaxis"), [a], {"source": axis_tuple(source),
                                               "destination": axis_tuple(destination)}), a)
 
 
@@ -98,14 +100,14 @@ def expand_dims(a, axis):
 
 def squeeze(a, axis=None):
     a = as_nd(a)
-    return owned(invoke(frontend.op("np.squeeze"), [a], {"axis": axis_tuple(axis)}), a)
+    return owned(invoke(_op("np.squeeze"), [a], {"axis": axis_tuple(axis)}), a)
 
 
 def concatenate(seq, axis=0, out=None):
     """Join arrays (op `Concat`; the flattening `np.concatenate:flat` op when axis is None)."""
     arrs = [as_nd(x) for x in seq]
     if axis is None:
-        res = invoke(frontend.op("np.concatenate:flat"), arrs, {"num_args": len(arrs), "axis": None})
+        res = invoke(_op("np.concatenate:flat"), arrs, {"num_args": len(arrs), "axis": None})
     else:
         res = invoke("Concat", arrs, {"dim": int(axis), "num_args": len(arrs)})
     if out is not None:
@@ -230,7 +232,7 @@ def dsplit(ary, indices_or_sections):
 
 def flip(m, axis=None, out=None):
     m = as_nd(m)
-    res = owned(invoke(frontend.op("np.flip"), [m], {"axis": axis_tuple(axis)}), m)
+    res = owned(invoke(_op("np.flip"), [m], {"axis": axis_tuple(axis)}), m)
     if out is not None:
         out._data[...] = res._data
         return out
@@ -254,16 +256,16 @@ def repeat(a, repeats, axis=None):
     a = as_nd(a)
     reps = tuple(int(r) for r in repeats) if isinstance(repeats, (list, tuple)) else (int(repeats),)
     if axis is None or axis == 0 or (axis == -a.ndim):
-        return invoke(frontend.op("np.repeat"), [a], {"repeats": reps, "axis": None if axis is None else 0})
+        return invoke(_op("np.repeat"), [a], {"repeats": reps, "axis": None if axis is None else 0})
     ax = axis + a.ndim if axis < 0 else axis
     t = swapaxes(a, 0, ax)
-    t = invoke(frontend.op("np.repeat"), [t], {"repeats": reps, "axis": 0})
+    t = invoke(_op("np.repeat"), [t], {"repeats": reps, "axis": 0})
     return swapaxes(t, 0, ax)
 
 
 def broadcast_to(array, shape):
     array = as_nd(array)
-    return owned(invoke(frontend.op("np.broadcast_to"), [array], {"shape": shape_tuple(shape)}), array)
+    return owned(invoke(_op("np.broadcast_to"), [array], {"shape": shape_tuple(shape)}), array)
 
 
 def broadcast_arrays(*args):
@@ -323,12 +325,13 @@ def nonzero(a):
     a = as_nd(a)
     if a.ndim == 0:     # MXNet (NumPy 1.x) reads a 0-d array as 1-d; NumPy 2 refuses it
         a = reshape(a, (1,))
-    idx = invoke(frontend.op("np.nonzero"), [a])
+    idx = invoke(_op("np.nonzero"), [a])
     return tuple(ndarray(_onp.ascontiguousarray(idx._data[:, i])) for i in range(idx.shape[1]))
 
 
 def roll(a, shift, axis=None):
-    return invoke(frontend.op("np.roll"), [as_nd(a)], {"shift": axis_tuple(shift), "axis": axis_tuple(axis)})
+    return invoke(_op("np.roll"), [as_nd(a)], {"shift": axis_tuple(shift),
+                                               "axis": axis_tuple(axis)})
 
 
 def append(arr, values, axis=None):
@@ -352,7 +355,7 @@ def ndim(a):
 
 
 def trace(a, offset=0, axis1=0, axis2=1, out=None):
-    return invoke(frontend.op("np.trace"), [as_nd(a)], {"offset": int(offset), "axis1": int(axis1),
+    return invoke(_op("np.trace"), [as_nd(a)], {"offset": int(offset), "axis1": int(axis1),
                                              "axis2": int(axis2)})
 
 

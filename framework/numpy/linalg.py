@@ -7,7 +7,8 @@ import numpy as _onp
 
 from ..ndarray import ndarray
 from ..symbol.graph import Symbol
-from .. import frontend
+from .. import frontend as _frontend
+from ..frontend import op as _op
 from ._base import as_nd, axis_tuple, invoke
 from ._math import absolute
 from ._reduce import max as _max, min as _min, sum as _sum
@@ -17,7 +18,7 @@ __all__ = ["qr", "tensorsolve", "norm", "cholesky", "svd", "eigh", "eigvalsh", "
 
 
 def _norm(x, attrs):
-    return invoke(frontend.op("np.linalg.norm"), [x], attrs)
+    return invoke(_op("np.linalg.norm"), [x], attrs)
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
@@ -62,20 +63,20 @@ def norm(x, ord=None, axis=None, keepdims=False):
 def qr(a, mode="reduced"):
     if mode != "reduced":
         raise NotImplementedError("Only default mode='reduced' is implemented.")
-    return tuple(invoke(frontend.op("np.linalg.qr"), [as_nd(a)]))
+    return tuple(invoke(_op("np.linalg.qr"), [as_nd(a)]))
 
 
 def tensorsolve(a, b, axes=None):
-    return invoke(frontend.op("np.linalg.tensorsolve"), [as_nd(a), as_nd(b)],
+    return invoke(_op("np.linalg.tensorsolve"), [as_nd(a), as_nd(b)],
                   {"a_axes": () if axes is None else tuple(int(k) for k in axes)})
 
 
 def cholesky(a, upper=False):
-    return invoke(frontend.op("np.linalg.cholesky"), [as_nd(a)], {"lower": not upper})
+    return invoke(_op("np.linalg.cholesky"), [as_nd(a)], {"lower": not upper})
 
 
 def svd(a):
-    return invoke(frontend.op("np.linalg.svd"), [as_nd(a)])
+    return invoke(_op("np.linalg.svd"), [as_nd(a)])
 
 
 def _uplo(upper, UPLO) -> str:
@@ -86,32 +87,34 @@ def _uplo(upper, UPLO) -> str:
 
 
 def eigh(a, upper=False, UPLO=None):
-    return invoke(frontend.op("np.linalg.eigh"), [as_nd(a)], {"UPLO": _uplo(upper, UPLO)})
+    return invoke(_op("np.linalg.eigh"), [as_nd(a)], {"UPLO": _uplo(upper, UPLO)})
 
 
 def eigvalsh(a, upper=False, UPLO=None):
-    return invoke(frontend.op("np.linalg.eigvalsh"), [as_nd(a)], {"UPLO": _uplo(upper, UPLO)})
+    return invoke(_op("np.linalg.eigvalsh"), [as_nd(a)], {"UPLO": _uplo(upper, UPLO)})
 
 
 def pinv(a, rcond=1e-15, hermitian=False):
     """Pseudo-inverse; `rcond` a number or an array of cutoffs (one per matrix)."""
     if isinstance(rcond, (ndarray, Symbol, _onp.ndarray, list)):
-        return invoke(frontend.op("np.linalg.pinv"), [as_nd(a), as_nd(rcond)], {"hermitian": bool(hermitian)})
-    return invoke(frontend.op("np.linalg.pinv:scalar_rcond"), [as_nd(a)], {"rcond": float(rcond),
+        return invoke(_op("np.linalg.pinv"), [as_nd(a), as_nd(rcond)],
+                      {"hermitian": bool(hermitian)})
+    return invoke(_op("np.linalg.pinv:scalar_rcond"), [as_nd(a)], {"rcond": float(rcond),
                                                           "hermitian": bool(hermitian)})
 
 
 def matrix_rank(M, tol=None, hermitian=False):
     """Rank by SVD (int64); `tol` None (NumPy's cutoff), a number, or an array of cutoffs."""
     if isinstance(tol, (ndarray, Symbol, _onp.ndarray, list)):
-        return invoke(frontend.op("np.linalg.matrix_rank"), [as_nd(M), as_nd(tol)], {"hermitian": bool(hermitian)})
-    return invoke(frontend.op("np.linalg.matrix_rank:scalar_tol"), [as_nd(M)],
+        return invoke(_op("np.linalg.matrix_rank"), [as_nd(M), as_nd(tol)],
+                      {"hermitian": bool(hermitian)})
+    return invoke(_op("np.linalg.matrix_rank:scalar_tol"), [as_nd(M)],
                   {"tol": None if tol is None else float(tol), "hermitian": bool(hermitian)})
 
 
 def svdvals(a):
     """Singular values, descending (the `s` of `svd`)."""
-    return invoke(frontend.op("np.linalg.svd"), [as_nd(a)])[1]
+    return invoke(_op("np.linalg.svd"), [as_nd(a)])[1]
 
 
 def matrix_transpose(a):
@@ -119,14 +122,14 @@ def matrix_transpose(a):
     a = as_nd(a)
     if a.ndim < 2:
         raise ValueError(f"matrix_transpose needs at least 2 dimensions, got shape {a.shape}")
-    return invoke(frontend.op("np.swapaxes"), [a], {"dim1": -1, "dim2": -2})
+    return invoke(_op("np.swapaxes"), [a], {"dim1": -1, "dim2": -2})
 
 
 # inv, det, slogdet, solve, tensorinv, eig, eigvals: generated from their ops' signatures
-__all__ += frontend.install("np.linalg", globals(), as_nd)
+__all__ += _frontend.install("np.linalg", globals(), as_nd)
 
 
 def lstsq(a, b, rcond="warn"):
     """Least squares; `rcond='warn'` (NumPy's old default) means machine precision × max(M, N)."""
-    return invoke(frontend.op("np.linalg.lstsq"), [as_nd(a), as_nd(b)],
+    return invoke(_op("np.linalg.lstsq"), [as_nd(a), as_nd(b)],
                   {"rcond": None if rcond in ("warn", None) else float(rcond)})

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as _onp
 
-from .. import frontend
+from ..frontend import op as _op
 from .. import random as _rnd
 from ..ndarray import ndarray
 from ..dispatch import invoke
@@ -57,7 +57,7 @@ def _draw(dist: str, params: dict, size, dtype, out=None):
             inputs.append(v if isinstance(v, (ndarray, Symbol)) else _onp.asarray(v))
         else:
             attrs[name] = float(v)
-    r = invoke(frontend.op(f"np.random.{dist}"), inputs, attrs)
+    r = invoke(_op(f"np.random.{dist}"), inputs, attrs)
     if out is not None:
         out._data[...] = r._data
         return out

@@ -12,7 +12,7 @@ import numpy as _onp
 
 from ..dispatch import invoke
 from ..ndarray import ndarray
-from ..ops.registry import OpDef, find_front, get_op, has_op
+from ..ops.registry import OpDef as _OpDef, find_front as _find_front, get_op, has_op
 from ..symbol.graph import Symbol
 from ._op import *  # noqa: F401,F403
 from ._op import __all__ as _op_all
@@ -35,10 +35,10 @@ __all__ = list(_op_all) + [
 
 
 def __getattr__(name: str):
-    """`npx.foo(*inputs, **attrs)` for any operator exposed as `npx.foo` (or registered as `foo`)."""
+    """`npx.foo(*inputs, **attrs)` for any operator exposed as `npx.foo` (or registered as foo)."""
     if name.startswith("__"):
         raise AttributeError(name)
-    op = find_front(f"npx.{name}") or (get_op(name) if has_op(name) else None)
+    op = _find_front(f"npx.{name}") or (get_op(name) if has_op(name) else None)
     if op is None:
         raise AttributeError(f"module 'framework.numpy_extension' has no attribute '{name}'")
 
@@ -50,7 +50,7 @@ def __getattr__(name: str):
     return fn
 
 
-def _call_named(op: OpDef, inputs: list, kwargs: dict, name: str | None):
+def _call_named(op: _OpDef, inputs: list, kwargs: dict, name: str | None):
     """Inputs may also come by name (`data=x, weight=w`): keyword arguments that hold arrays or
     Symbols are the op's inputs, in its input order, after the positional ones."""
     named = {k: kwargs.pop(k) for k in list(kwargs) if isinstance(kwargs[k], _INPUT_TYPES)}

@@ -2,8 +2,8 @@
 
 Each function passes the attrs real MXNet 2.x records for the same call, so a traced call writes
 the same node (op name and attrs) as MXNet's exports: `npx.convolution` → `Convolution` with
-stride/dilate/pad/layout filled in, `npx.softmax` → `softmax`, … Functions that only call their op
-(`npx.relu`, `npx.erf`, …) are generated from the names the op families expose (`frontend.install`).
+stride/dilate/pad/layout filled in, `npx.softmax` → `softmax`, … Functions that only call their
+op (`npx.relu`, `npx.erf`, …) are generated from the names the op families expose.
 
 Inference only: there is no autograd/training mode, so `dropout` (mode='training') is the
 identity and `batch_norm` always normalises with the running statistics.
@@ -15,6 +15,7 @@ from typing import Any
 import numpy as _onp
 
 from .. import frontend
+from ..frontend import op as _op
 from ..dispatch import invoke
 from ..ops.registry import OpDef
 from ..ndarray import ndarray
@@ -269,7 +270,7 @@ def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"
 def reshape(a, newshape, reverse=False, order="C"):
     """npx.reshape with the 2.x special codes (-1 infer, -2 copy, -3 drop 1, -4 copy rest,
     -5 merge two, -6 split one)."""
-    return _call(frontend.op("npx.reshape"), [a], {"newshape": _tup(newshape), "reverse": reverse,
+    return _call(_op("npx.reshape"), [a], {"newshape": _tup(newshape), "reverse": reverse,
                                        "order": order})
 
 
@@ -284,7 +285,7 @@ def batch_flatten(data):
 
 
 def arange_like(data, start=0.0, step=1.0, repeat=1, ctx=None, axis=None):
-    return _call(frontend.op("npx.arange_like"), [data], {"start": start, "step": step,
+    return _call(_op("npx.arange_like"), [data], {"start": start, "step": step,
                                                   "repeat": repeat, "axis": axis})
 
 
@@ -423,4 +424,4 @@ __all__ += frontend.install("npx", globals(), _in)
 
 def constraint_check(input, msg="Constraint violated."):  # noqa: A002 (MXNet's name)
     """True; raises ValueError(msg) when any element of the boolean `input` is false."""
-    return _call(frontend.op("npx.constraint_check"), [input], {"msg": msg})
+    return _call(_op("npx.constraint_check"), [input], {"msg": msg})

@@ -302,6 +302,6 @@ def _leaky_onnx(ctx, node, ins):
     return _gelu_onnx(ctx, x, t == "gelu_tanh")
 
 
-# -- front-ends: the names framework.np / npx expose these operators under ------------------------
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
 expose("_npx_relu", "npx.relu(data, **kwargs)")
 expose("_npx_sigmoid", "npx.sigmoid(data, **kwargs)")

@@ -489,8 +489,8 @@ lowers_named("_npi_fmax_scalar")(_scalar_onnx("Max", False))
 lowers_named("_npi_fmin_scalar")(_scalar_onnx("Min", False))
 
 
-# -- front-ends: mxnet.numpy's binary ufuncs --------------------------------------------------------
-# np.<name>: (two arrays, array ∘ number, number ∘ array — a commutative op reuses its scalar op)
+# -- front-ends: mxnet.numpy's binary ufuncs ----------------------------------------------------
+# np.<name>: two arrays, array ∘ number, number ∘ array (a commutative op reuses its scalar op)
 _NP_BINARY = {
     "add": ("_npi_add", "_npi_add_scalar", "_npi_add_scalar"),
     "subtract": ("_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar"),

@@ -131,5 +131,5 @@ def _broadcast_axis_onnx(ctx, node, ins):
     return ctx.op("Expand", [ins[0], ctx.ints(tgt)])
 
 
-# -- front-ends: the names framework.np / npx expose these operators under ------------------------
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
 expose("_npi_broadcast_to", "np.broadcast_to")

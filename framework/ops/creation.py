@@ -265,7 +265,7 @@ def _size_array_onnx(ctx, node, ins):
     return ctx.op("Reshape", [ctx.op("Size", ins), ctx.ints([1])])
 
 
-# -- front-ends: the names framework.np / npx expose these operators under ------------------------
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
 for _fn in ("zeros", "ones", "full", "full_like", "arange", "linspace", "eye", "copy"):
     expose(f"_npi_{_fn}", f"np.{_fn}")
 expose("_contrib_arange_like", "npx.arange_like")

@@ -343,7 +343,7 @@ def _bitwise_not_onnx(ctx, node, ins):
     return ctx.op("BitwiseNot", ins)
 
 
-# -- front-ends: mxnet.numpy's unary ufuncs (np.<name>: scalars go to NumPy, `out=` is honoured) --
+# -- front-ends: mxnet.numpy's unary ufuncs (np.<name>: scalars go to NumPy; `out=` honoured) -
 _NP_UNARY = {
     "_npi_negative": ("negative",), "_npi_absolute": ("absolute", "abs", "fabs"),
     "_npi_sign": ("sign",), "_npi_exp": ("exp",), "_npi_expm1": ("expm1",), "_npi_log": ("log",),

@@ -462,7 +462,7 @@ def _boolean_mask_onnx(ctx, node, ins):
     return ctx.op("Compress", [ins[0], m], axis=node.parsed.axis)
 
 
-# -- front-ends: the names framework.np / npx expose these operators under ------------------------
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
 expose("_npi_where", "np.where")
 expose("_npi_where_lscalar", "np.where:lscalar")    # a number for x
 expose("_npi_where_rscalar", "np.where:rscalar")    # a number for y

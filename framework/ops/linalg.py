@@ -470,7 +470,7 @@ def _einsum_onnx(ctx, node, ins):
     return ctx.op("Einsum", _cast2(ctx, ins), equation=node.parsed.subscripts.replace(" ", ""))
 
 
-# -- front-ends: the names framework.np / npx expose these operators under ------------------------
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
 for _fn in ("dot", "matmul", "einsum", "tensordot"):
     expose(f"_npi_{_fn}", f"np.{_fn}")
 expose("_npi_tensordot_int_axes", "np.tensordot:int_axes")

@@ -178,7 +178,7 @@ def unravel_index(a, x):
     return tuple(np.asarray(r, dtype=I64) for r in res) if len(res) > 1 else np.asarray(res[0], I64)
 
 
-# -- front-ends: the names framework.np / npx expose these operators under ------------------------
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
 for _fn in ("indices", "logspace", "pad", "percentile", "tri", "tril_indices", "unique"):
     expose(f"_npi_{_fn}", f"np.{_fn}")
 expose("_npi_unravel_index_fallback", "np.unravel_index")

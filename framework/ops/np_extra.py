@@ -244,7 +244,7 @@ def polyval(a, p, x):
     return np.asarray(np.polyval(p, x)).astype(np.result_type(p.dtype, x.dtype))
 
 
-# -- front-ends: the names framework.np / npx expose these operators under ------------------------
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
 for _fn in ("bincount", "blackman", "hamming", "hanning", "cross", "delete", "diag_indices_from",
             "diff", "ediff1d", "fill_diagonal", "interp", "polyval"):
     expose(f"_npi_{_fn}", f"np.{_fn}")

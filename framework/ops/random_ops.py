@@ -94,7 +94,7 @@ def bernoulli(a, *tensor):
     return (_random.generator().random(size) < p).astype(a.dtype or F32)
 
 
-# -- front-ends: the names framework.np / npx expose these operators under ------------------------
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
 for _fn in ("uniform", "normal", "logistic", "gumbel", "gamma", "exponential", "laplace",
             "weibull", "pareto", "rayleigh"):
     expose(f"_npi_{_fn}", f"np.random.{_fn}")

@@ -553,7 +553,7 @@ lowers_named("_npi_any")(_anyall_onnx("ReduceMax"))
 lowers_named("_npi_all")(_anyall_onnx("ReduceMin"))
 
 
-# -- front-ends: the names framework.np / npx expose these operators under ------------------------
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
 for _fn in ("sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin", "cumsum",
             "all", "any"):
     expose(f"_npi_{_fn}", f"np.{_fn}")

@@ -254,5 +254,5 @@ def _reshape_onnx(ctx, node, ins):
     return ctx.op("Reshape", [ins[0], target], allowzero=allowzero)
 
 
-# -- front-ends: the names framework.np / npx expose these operators under ------------------------
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
 expose("_npx_reshape", "npx.reshape", "np.reshape")

@@ -492,7 +492,7 @@ def _np_concatenate_onnx(ctx, node, ins):
     return ctx.op("Concat", xs, axis=axis)
 
 
-# -- front-ends: the names framework.np / npx expose these operators under ------------------------
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
 for _fn in ("transpose", "moveaxis", "squeeze", "flip", "roll"):
     expose(f"_npi_{_fn}", f"np.{_fn}")
 expose("_npi_repeats", "np.repeat")

@@ -184,7 +184,7 @@ lowers(tril)(_trilu_onnx(0))
 lowers(triu)(_trilu_onnx(1))
 
 
-# -- front-ends: the names framework.np / npx expose these operators under ------------------------
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
 expose("_npi_nonzero", "np.nonzero")
 expose("_npx_nonzero", "npx.nonzero(a)")
 expose("_npi_trace", "np.trace")

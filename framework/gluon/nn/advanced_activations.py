@@ -6,8 +6,9 @@ print the generic Block repr (`PReLU(\\n\\n)`), as MXNet does.
 """
 from __future__ import annotations
 
-from ... import frontend, initializer
+from ... import initializer
 from ...dispatch import invoke
+from ...frontend import op as _op
 from ..hybrid_block import HybridBlock
 from ..parameter import Parameter
 
@@ -81,11 +82,11 @@ class Swish(HybridBlock):
         self._beta = beta
 
     def forward(self, x):
-        return x * invoke(frontend.op("npx.sigmoid"), [self._beta * x])
+        return x * invoke(_op("npx.sigmoid"), [self._beta * x])
 
 
 class SiLU(HybridBlock):
     """`x * sigmoid(x)` (Swish with beta = 1)."""
 
     def forward(self, x):
-        return x * invoke(frontend.op("npx.sigmoid"), [x])
+        return x * invoke(_op("npx.sigmoid"), [x])
