@@ -34,8 +34,8 @@ def _unary(name, op):
     return f
 
 
-for _n, _op in frontend.ops("np", "unary").items():
-    globals()[_n] = _unary(_n, _op)
+for _n, _uop in frontend.ops("np", "unary").items():
+    globals()[_n] = _unary(_n, _uop)
     __all__.append(_n)
 
 
