@@ -305,3 +305,5 @@ def _leaky_onnx(ctx, node, ins):
 # -- front-ends: the names framework.np / npx expose these operators under ---------------------
 expose("_npx_relu", "npx.relu(data, **kwargs)")
 expose("_npx_sigmoid", "npx.sigmoid(data, **kwargs)")
+expose("softsign", "npx.softsign(data, **kwargs)")
+expose("Activation", "npx.activation(data, act_type='relu', **kwargs)")

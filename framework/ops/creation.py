@@ -269,3 +269,5 @@ def _size_array_onnx(ctx, node, ins):
 for _fn in ("zeros", "ones", "full", "full_like", "arange", "linspace", "eye", "copy"):
     expose(f"_npi_{_fn}", f"np.{_fn}")
 expose("_contrib_arange_like", "npx.arange_like")
+expose("BlockGrad", "npx.stop_gradient(data)")
+expose("shape_array", "npx.shape_array(data, **kwargs)")

@@ -468,3 +468,5 @@ expose("_npi_where_lscalar", "np.where:lscalar")    # a number for x
 expose("_npi_where_rscalar", "np.where:rscalar")    # a number for y
 expose("_npi_where_scalar2", "np.where:scalar2")    # numbers for both
 expose("_npi_boolean_mask", "np.ndarray.__getitem__:mask")   # x[bool array]
+expose("pick", "npx.pick(data, index, axis=-1, mode='clip', keepdims=False)")
+expose("gather_nd", "npx.gather_nd(data, indices)")

@@ -482,3 +482,5 @@ for _fn in ("inv", "det", "slogdet"):
     expose(f"_npi_{_fn}", f"np.linalg.{_fn}(a)")
 expose("_npi_solve", "np.linalg.solve(a, b)")
 expose("_npi_tensorinv", "np.linalg.tensorinv(a, ind=2)")
+expose("batch_dot", "npx.batch_dot(a, b, transpose_a=False, transpose_b=False, "
+                       "forward_stype='default')")

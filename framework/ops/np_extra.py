@@ -254,4 +254,4 @@ expose("_npi_insert_scalar", "np.insert:int")       # obj an int
 expose("_npi_insert_slice", "np.insert:slice")
 expose("_npi_insert_tensor", "np.insert:array")
 expose("_npi_resize_fallback", "np.resize")
-expose("_npx_constraint_check", "npx.constraint_check")
+expose("_npx_constraint_check", "npx.constraint_check(input, msg='Constraint violated.')")

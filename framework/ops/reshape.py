@@ -256,3 +256,4 @@ def _reshape_onnx(ctx, node, ins):
 
 # -- front-ends: the names framework.np / npx expose these operators under ---------------------
 expose("_npx_reshape", "npx.reshape", "np.reshape")
+expose("Flatten", "npx.batch_flatten(data)")
