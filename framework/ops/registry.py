@@ -251,7 +251,6 @@ def _ensure_loaded() -> None:
         _loaded = True
 
 
-
 # -- front-ends ---------------------------------------------------------------------------------
 # The Python front-ends reach operators by the names they expose them under (`np.tril`,
 # `npx.relu`, `np.linalg.inv`), declared by each op family next to its entries, so that no
@@ -268,6 +267,7 @@ _PREFIXED = {"npx": "_npx_"}    # MXNet's rule for names no family declares: `_n
 
 
 def expose(opname: str, *specs: str) -> None:
+    """Declare the front-end names (specs as above) operator `opname` is exposed under."""
     for spec in specs:
         name, _, sig = spec.partition("(")
         if name in _FRONT:
