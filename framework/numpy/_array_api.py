@@ -28,29 +28,29 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
     if axis != 0:
         raise NotImplementedError("logspace: only axis=0 is supported (as in MXNet)")
     return invoke(_op("np.logspace"), [], {"start": float(start), "stop": float(stop),
-                                        "num": int(num), "endpoint": bool(endpoint),
-                                        "base": float(base), "ctx": _ctx(device, ctx),
-                                        "dtype": dtype_of(dtype) or default_float()})
+                                           "num": int(num), "endpoint": bool(endpoint),
+                                           "base": float(base), "ctx": _ctx(device, ctx),
+                                           "dtype": dtype_of(dtype) or default_float()})
 
 
 def tri(N, M=None, k=0, dtype=None, device=None, ctx=None):
     return invoke(_op("np.tri"), [], {"N": int(N), "M": None if M is None else int(M), "k": int(k),
-                                   "dtype": dtype_of(dtype) or default_float(),
-                                   "ctx": _ctx(device, ctx)})
+                                      "dtype": dtype_of(dtype) or default_float(),
+                                      "ctx": _ctx(device, ctx)})
 
 
 def tril_indices(n, k=0, m=None, device=None, ctx=None):
     return invoke(_op("np.tril_indices"), [], {"n": int(n), "k": int(k),
-                                            "m": None if m is None else int(m),
-                                            "ctx": _ctx(device, ctx)})
+                                               "m": None if m is None else int(m),
+                                               "ctx": _ctx(device, ctx)})
 
 
 def indices(dimensions, dtype=None, device=None, ctx=None):
     if not isinstance(dimensions, (tuple, list)):
         raise ValueError("indices: dimensions must be a tuple or list of ints")
     return invoke(_op("np.indices"), [], {"dimensions": tuple(int(d) for d in dimensions),
-                                       "dtype": dtype_of(dtype) or _onp.dtype(_onp.int64),
-                                       "ctx": _ctx(device, ctx)})
+                                          "dtype": dtype_of(dtype) or _onp.dtype(_onp.int64),
+                                          "ctx": _ctx(device, ctx)})
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
@@ -75,8 +75,8 @@ def median(a, axis=None, out=None, overwrite_input=None, keepdims=False):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
     return invoke(_op("np.unique"), [as_nd(ar)], {"return_index": return_index,
-                                               "return_inverse": return_inverse,
-                                               "return_counts": return_counts, "axis": axis})
+                                                  "return_inverse": return_inverse,
+                                                  "return_counts": return_counts, "axis": axis})
 
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
@@ -122,8 +122,8 @@ def pad(x, pad_width, mode="constant", constant_values=0, reflect_type="even", *
     if callable(mode) or kwargs:
         raise NotImplementedError("pad: function modes and stat_length are not supported")
     return invoke(_op("np.pad"), [as_nd(x)], {"pad_width": pad_width, "mode": mode,
-                                           "constant_values": float(constant_values),
-                                           "reflect_type": reflect_type})
+                                              "constant_values": float(constant_values),
+                                              "reflect_type": reflect_type})
 
 
 def unravel_index(indices, shape, order="C"):
@@ -136,7 +136,7 @@ def unravel_index(indices, shape, order="C"):
 
 def _window(fn: str, M: int, dtype, device) -> ndarray:
     return invoke(_op(f"np.{fn}"), [], {"M": int(M), "ctx": _ctx(device),
-                           "dtype": dtype_of(dtype) or default_float()})
+                            "dtype": dtype_of(dtype) or default_float()})
 
 
 def hanning(M, dtype=None, device=None):
@@ -155,7 +155,7 @@ def bincount(x, weights=None, minlength=0):
     """Counts of each non-negative integer of `x` (weighted sums with `weights`)."""
     ins = [as_nd(x)] if weights is None else [as_nd(x), as_nd(weights)]
     return invoke(_op("np.bincount"), ins, {"minlength": int(minlength),
-                                         "has_weights": weights is not None})
+                                            "has_weights": weights is not None})
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):

@@ -129,7 +129,7 @@ def full_like(a, fill_value, dtype=None, order="C", device=None, ctx=None, out=N
     _c_order(order, "full_like")
     a = as_nd(a)
     res = invoke(_op("np.full_like"), [a], {"fill_value": float(fill_value), "ctx": _ctx(device),
-                                         "dtype": dtype_of(dtype)})
+                                            "dtype": dtype_of(dtype)})
     if out is not None:
         out._data[...] = res._data
         return out
@@ -146,10 +146,10 @@ def arange(start, stop=None, step=1, dtype=None, device=None, ctx=None):
     if step == 0:
         raise ZeroDivisionError("step cannot be 0")
     return invoke(_op("np.arange"), [], {"start": float(start),
-                                      "stop": None if stop is None else float(stop),
-                                      "step": float(step), "repeat": 1, "infer_range": False,
-                                      "ctx": _ctx(device or ctx),
-                                      "dtype": dtype_of(dtype) or default_float()})
+                                         "stop": None if stop is None else float(stop),
+                                         "step": float(step), "repeat": 1, "infer_range": False,
+                                         "ctx": _ctx(device or ctx),
+                                         "dtype": dtype_of(dtype) or default_float()})
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
@@ -157,9 +157,9 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if not is_int_scalar(num):        # MXNet refuses 2.5 samples (NumPy: TypeError)
         raise OperatorError(f"linspace: num must be an integer, got {num!r}")
     res = invoke(_op("np.linspace"), [], {"start": float(start), "stop": float(stop),
-                                       "num": int(num), "endpoint": bool(endpoint),
-                                       "ctx": _ctx(device or ctx),
-                                       "dtype": dtype_of(dtype) or default_float()})
+                                          "num": int(num), "endpoint": bool(endpoint),
+                                          "ctx": _ctx(device or ctx),
+                                          "dtype": dtype_of(dtype) or default_float()})
     if retstep:
         div = (num - 1) if endpoint else num
         return res, (stop - start) / div if div > 0 else float("nan")
@@ -168,8 +168,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 def eye(N, M=None, k=0, dtype=None, device=None, ctx=None, **kwargs):
     return invoke(_op("np.eye"), [], {"N": int(N), "M": None if M is None else int(M), "k": int(k),
-                                   "ctx": _ctx(device or ctx),
-                                   "dtype": dtype_of(dtype) or default_float()})
+                                      "ctx": _ctx(device or ctx),
+                                      "dtype": dtype_of(dtype) or default_float()})
 
 
 def identity(n, dtype=None, device=None, ctx=None):

@@ -108,7 +108,7 @@ def _traced_getitem(x, key):
                                      "step": (key.step,)})
     if isinstance(key, ndarray) and key.dtype == _onp.bool_:
         flat = invoke(_op("np.reshape"), [x], {"newshape": (-1,) + tuple(shape[key.ndim:]),
-                                            "reverse": False, "order": "C"})
+                                               "reverse": False, "order": "C"})
         m = invoke(_op("np.reshape"), [key], {"newshape": (-1,), "reverse": False, "order": "C"})
         return invoke(_op("np.ndarray.__getitem__:mask"), [flat, m], {"axis": 0})
     if isinstance(key, ndarray) or isinstance(key, list):
@@ -135,7 +135,7 @@ def _traced_basic(x, key: tuple):
         begin, end, step, newshape = _slice_spec(real, shape)
         out = invoke("slice", [x], {"begin": begin, "end": end, "step": step})
         out = invoke(_op("np.reshape"), [out], {"newshape": newshape + (-4,),
-                                             "reverse": False, "order": "C"})
+                                                "reverse": False, "order": "C"})
     # None → new axes; positions count in the output without the dropped integer axes
     pos = 0
     for k in expanded:

@@ -47,7 +47,7 @@ def einsum(*operands, **kwargs):
     subscripts, arrs = operands[0], [as_nd(x) for x in operands[1:]]
     optimize = kwargs.get("optimize", False)
     return invoke(_op("np.einsum"), arrs, {"subscripts": subscripts, "num_args": len(arrs),
-                                        "optimize": int(bool(optimize))})
+                                           "optimize": int(bool(optimize))})
 
 
 def inner(a, b):
@@ -55,7 +55,7 @@ def inner(a, b):
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
     return invoke(_op("np.tensordot"), [a, b], {"a_axes_summed": (a.ndim - 1,),
-                                             "b_axes_summed": (b.ndim - 1,)})
+                                                "b_axes_summed": (b.ndim - 1,)})
 
 
 def outer(a, b):
@@ -74,7 +74,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     return invoke(_op("np.cross"), [as_nd(a), as_nd(b)], {"axisa": int(axisa), "axisb": int(axisb),
-                                                       "axisc": int(axisc)})
+                                                          "axisc": int(axisc)})
 
 
 def polyval(p, x):

@@ -20,45 +20,45 @@ def _finish(res, out):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, **kw):  # noqa: A001
     return _finish(invoke(_op("np.sum"), [as_nd(a)], {"axis": axis_tuple(axis),
-                                                   "dtype": dtype_of(dtype),
-                                                   "keepdims": bool(keepdims),
-                                                   "initial": initial}), out)
+                                                      "dtype": dtype_of(dtype),
+                                                      "keepdims": bool(keepdims),
+                                                      "initial": initial}), out)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, **kw):
     return _finish(invoke(_op("np.prod"), [as_nd(a)], {"axis": axis_tuple(axis),
-                                                    "dtype": dtype_of(dtype),
-                                                    "keepdims": bool(keepdims),
-                                                    "initial": initial}), out)
+                                                       "dtype": dtype_of(dtype),
+                                                       "keepdims": bool(keepdims),
+                                                       "initial": initial}), out)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
     """Arithmetic mean; MXNet records dtype float32 (the default dtype) when none is given."""
     return _finish(invoke(_op("np.mean"), [as_nd(a)], {"axis": axis_tuple(axis),
-                                                    "dtype": dtype_of(dtype) or default_float(),
-                                                    "keepdims": bool(keepdims),
-                                                    "initial": None}), out)
+                                                       "dtype": dtype_of(dtype) or default_float(),
+                                                       "keepdims": bool(keepdims),
+                                                       "initial": None}), out)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, **kw):  # noqa: A001
     return _finish(invoke(_op("np.max"), [as_nd(a)], {"axis": axis_tuple(axis),
-                                                   "keepdims": bool(keepdims),
-                                                   "initial": initial}), out)
+                                                      "keepdims": bool(keepdims),
+                                                      "initial": initial}), out)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, **kw):  # noqa: A001
     return _finish(invoke(_op("np.min"), [as_nd(a)], {"axis": axis_tuple(axis),
-                                                   "keepdims": bool(keepdims),
-                                                   "initial": initial}), out)
+                                                      "keepdims": bool(keepdims),
+                                                      "initial": initial}), out)
 
 
 amax, amin = max, min
 
 
-def _stat(op, a, axis, dtype, out, ddof, keepdims):
-    return _finish(invoke(_op(op), [as_nd(a)], {"axis": axis_tuple(axis),
-                                                        "dtype": dtype_of(dtype),
-                                           "ddof": int(ddof), "keepdims": bool(keepdims)}), out)
+def _stat(fn, a, axis, dtype, out, ddof, keepdims):
+    attrs = {"axis": axis_tuple(axis), "dtype": dtype_of(dtype), "ddof": int(ddof),
+             "keepdims": bool(keepdims)}
+    return _finish(invoke(_op(fn), [as_nd(a)], attrs), out)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
@@ -86,12 +86,12 @@ def cumsum(a, axis=None, dtype=None, out=None):
 
 def all(a, axis=None, out=None, keepdims=False):  # noqa: A001
     return _finish(invoke(_op("np.all"), [as_nd(a)], {"axis": axis_tuple(axis),
-                                                   "keepdims": bool(keepdims)}), out)
+                                                      "keepdims": bool(keepdims)}), out)
 
 
 def any(a, axis=None, out=None, keepdims=False):  # noqa: A001
     return _finish(invoke(_op("np.any"), [as_nd(a)], {"axis": axis_tuple(axis),
-                                                   "keepdims": bool(keepdims)}), out)
+                                                      "keepdims": bool(keepdims)}), out)
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, **kw):

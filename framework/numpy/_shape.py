@@ -38,7 +38,7 @@ def reshape(a, *newshape, order="C", **kw):
         raise ValueError(f"invalid shape {shp}: negative dimensions other than -1")
     a = as_nd(a)
     return owned(invoke(_op("np.reshape"), [a], {"newshape": shp, "reverse": False,
-                                                  "order": "C"}), a)
+                                                 "order": "C"}), a)
 
 
 def ravel(x, order="C"):
@@ -46,7 +46,7 @@ def ravel(x, order="C"):
         raise NotImplementedError(f"order {order} is not supported")
     x = as_nd(x)
     return owned(invoke(_op("np.reshape"), [x], {"newshape": (-1,), "reverse": False,
-                                                  "order": "C"}),
+                                                 "order": "C"}),
                  x)
 
 
@@ -73,7 +73,7 @@ def swapaxes(a, axis1, axis2):
 def moveaxis(a, source, destination):
     a = as_nd(a)
     return owned(invoke(_op("np.moveaxis"), [a], {"source": axis_tuple(source),
-                                              "destination": axis_tuple(destination)}), a)
+                                                  "destination": axis_tuple(destination)}), a)
 
 
 def rollaxis(a, axis, start=0):
@@ -356,7 +356,7 @@ def ndim(a):
 
 def trace(a, offset=0, axis1=0, axis2=1, out=None):
     return invoke(_op("np.trace"), [as_nd(a)], {"offset": int(offset), "axis1": int(axis1),
-                                             "axis2": int(axis2)})
+                                                "axis2": int(axis2)})
 
 
 def meshgrid(*xi, indexing="xy", sparse=False, copy=True):

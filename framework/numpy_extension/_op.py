@@ -254,7 +254,7 @@ def reshape(a, newshape, reverse=False, order="C"):
     """npx.reshape with the 2.x special codes (-1 infer, -2 copy, -3 drop 1, -4 copy rest,
     -5 merge two, -6 split one)."""
     return _call(_op("npx.reshape"), [a], {"newshape": _tup(newshape), "reverse": reverse,
-                                       "order": order})
+                                           "order": order})
 
 
 def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end=None):
