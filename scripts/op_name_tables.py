@@ -7,11 +7,10 @@ What the registry knows must not be repeated elsewhere, so outside `framework/op
   `n.opname.startswith("_np")` — instead of asking the OpDef;
 * a literal table (set, tuple, list, dict) of two or more registered operator names where one is
   unmistakably an operator (a leading underscore or a capital: `_npx_relu`, `Activation`).
-`__all__` lists and call arguments are not tables, and a front end — a module that runs ops
-through `dispatch.invoke` or composes them on Symbols (symbol/ops.py) — may map its function
-names to the ops it runs (`np.exp` → `_npi_exp`): that is where operator names belong. "null" is
-the graph format's variable marker, not an operator. What a check of this kind cannot see,
-review must.
+`__all__` lists and call arguments are not tables. Front ends (np, npx, sym) keep no tables
+either: each op family declares the names its ops are exposed under (`registry.expose`), and a
+front end asks for `front_op("np.exp")`. "null" is the graph format's variable marker, not an
+operator. What a check of this kind cannot see, review must.
 """
 from __future__ import annotations
 
@@ -49,16 +48,8 @@ def _distinctive(name: str) -> bool:
     return name.startswith("_") or name[:1].isupper()
 
 
-def _front_end(tree: ast.AST, where: str) -> bool:
-    if where.endswith("symbol/ops.py"):
-        return True
-    return any(isinstance(n, ast.ImportFrom) and any(a.name == "invoke" for a in n.names)
-               for n in ast.walk(tree))
-
-
 def scan_source(src: str, where: str, names: set[str]) -> list[str]:
     tree = ast.parse(src)
-    front_end = _front_end(tree, where)
     found = []
     skip: set[int] = set()
     for node in ast.walk(tree):
@@ -77,7 +68,7 @@ def scan_source(src: str, where: str, names: set[str]) -> list[str]:
             if any(_is_op_ref(s) for s in sides) and any(
                     set(_strings(s)) - {"null"} or isinstance(s, ast.Name) for s in others):
                 found.append(f"{where}:{node.lineno}: operator compared with a name")
-    for node in ([] if front_end else ast.walk(tree)):
+    for node in ast.walk(tree):
         if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)) and id(node) not in skip:
             ops = [s for s in _strings(node) if s in names]
             if len(set(ops)) >= 2 and any(_distinctive(s) for s in ops):

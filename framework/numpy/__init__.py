@@ -10,6 +10,7 @@ import sys as _sys
 
 import numpy as _onp
 
+from .. import frontend as _frontend
 from ..base import BFLOAT16 as _BFLOAT16
 from ..ndarray import ndarray
 from . import fallback, fallback_linalg, linalg, random  # noqa: F401
@@ -83,6 +84,8 @@ __all__ = (["ndarray", "linalg", "random", "pi", "e", "inf", "nan", "newaxis", "
             "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
             "bool_", "bool", "finfo", "iinfo", "issubdtype", "result_type"]
            + list(_a_all) + list(_c_all) + list(_e_all) + list(_m_all) + list(_p_all) + list(_r_all) + list(_s_all))
+# the functions that only call their op (np.tril, np.diagonal, …) come from the registry
+__all__ += _frontend.install("np", globals(), as_nd)
 
 
 def shares_memory(a, b, max_work=None):

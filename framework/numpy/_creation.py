@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as _onp
 
 from ..base import OperatorError
+from ..frontend import op as _op
 from ._base import (as_nd, default_float, dtype_of, invoke, is_int_scalar, is_np_default_dtype,
                     ndarray, shape_tuple)
 from ._shape import broadcast_to
@@ -69,25 +70,25 @@ def _c_order(order, fn: str) -> None:
                                   f"{order}")
 
 
-def _init(op, shape, dtype, device, **extra):
+def _init(fn, shape, dtype, device, **extra):
     dt = dtype_of(dtype) or default_float()
     attrs = {"shape": shape_tuple(shape), "ctx": _ctx(device), "dtype": dt, **extra}
-    return invoke(op, [], attrs)
+    return invoke(_op(fn), [], attrs)
 
 
 def zeros(shape, dtype=None, order="C", device=None, ctx=None):
     _c_order(order, "zeros")
-    return _init("_npi_zeros", shape, dtype, device or ctx)
+    return _init("np.zeros", shape, dtype, device or ctx)
 
 
 def ones(shape, dtype=None, order="C", device=None, ctx=None):
     _c_order(order, "ones")
-    return _init("_npi_ones", shape, dtype, device or ctx)
+    return _init("np.ones", shape, dtype, device or ctx)
 
 
 def empty(shape, dtype=None, order="C", device=None, ctx=None):
     _c_order(order, "empty")
-    return _init("_npi_zeros", shape, dtype, device or ctx)
+    return _init("np.zeros", shape, dtype, device or ctx)
 
 
 def full(shape, fill_value, dtype=None, order="C", device=None, ctx=None, out=None):
@@ -102,7 +103,7 @@ def full(shape, fill_value, dtype=None, order="C", device=None, ctx=None, out=No
             dtype = fill_value.dtype
         elif isinstance(fill_value, int):
             dtype = _onp.int64
-    res = _init("_npi_full", shape, dtype, device or ctx, value=float(fill_value))
+    res = _init("np.full", shape, dtype, device or ctx, value=float(fill_value))
     if out is not None:
         out._data[...] = res._data
         return out
@@ -127,8 +128,8 @@ def empty_like(prototype, dtype=None, order="C", subok=False, shape=None):
 def full_like(a, fill_value, dtype=None, order="C", device=None, ctx=None, out=None):
     _c_order(order, "full_like")
     a = as_nd(a)
-    res = invoke("_npi_full_like", [a], {"fill_value": float(fill_value), "ctx": _ctx(device),
-                                         "dtype": dtype_of(dtype)})
+    res = invoke(_op("np.full_like"), [a], {"fill_value": float(fill_value), "ctx": _ctx(device),
+                                            "dtype": dtype_of(dtype)})
     if out is not None:
         out._data[...] = res._data
         return out
@@ -144,21 +145,21 @@ def arange(start, stop=None, step=1, dtype=None, device=None, ctx=None):
         dtype = _onp.int64 if ints else _onp.float64
     if step == 0:
         raise ZeroDivisionError("step cannot be 0")
-    return invoke("_npi_arange", [], {"start": float(start),
-                                      "stop": None if stop is None else float(stop),
-                                      "step": float(step), "repeat": 1, "infer_range": False,
-                                      "ctx": _ctx(device or ctx),
-                                      "dtype": dtype_of(dtype) or default_float()})
+    return invoke(_op("np.arange"), [], {"start": float(start),
+                                         "stop": None if stop is None else float(stop),
+                                         "step": float(step), "repeat": 1, "infer_range": False,
+                                         "ctx": _ctx(device or ctx),
+                                         "dtype": dtype_of(dtype) or default_float()})
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
              device=None, ctx=None):
     if not is_int_scalar(num):        # MXNet refuses 2.5 samples (NumPy: TypeError)
         raise OperatorError(f"linspace: num must be an integer, got {num!r}")
-    res = invoke("_npi_linspace", [], {"start": float(start), "stop": float(stop),
-                                       "num": int(num), "endpoint": bool(endpoint),
-                                       "ctx": _ctx(device or ctx),
-                                       "dtype": dtype_of(dtype) or default_float()})
+    res = invoke(_op("np.linspace"), [], {"start": float(start), "stop": float(stop),
+                                          "num": int(num), "endpoint": bool(endpoint),
+                                          "ctx": _ctx(device or ctx),
+                                          "dtype": dtype_of(dtype) or default_float()})
     if retstep:
         div = (num - 1) if endpoint else num
         return res, (stop - start) / div if div > 0 else float("nan")
@@ -166,9 +167,9 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def eye(N, M=None, k=0, dtype=None, device=None, ctx=None, **kwargs):
-    return invoke("_npi_eye", [], {"N": int(N), "M": None if M is None else int(M), "k": int(k),
-                                   "ctx": _ctx(device or ctx),
-                                   "dtype": dtype_of(dtype) or default_float()})
+    return invoke(_op("np.eye"), [], {"N": int(N), "M": None if M is None else int(M), "k": int(k),
+                                      "ctx": _ctx(device or ctx),
+                                      "dtype": dtype_of(dtype) or default_float()})
 
 
 def identity(n, dtype=None, device=None, ctx=None):
@@ -177,4 +178,4 @@ def identity(n, dtype=None, device=None, ctx=None):
 
 def copy(a, order="C"):
     _c_order(order, "copy")
-    return invoke("_npi_copy", [as_nd(a)])
+    return invoke(_op("np.copy"), [as_nd(a)])

@@ -1,23 +1,15 @@
-"""Array editing of `framework.np`: diagonal / diagflat, insert / delete, diff / ediff1d and
-resize, each one registry operator (MXNet 2's `_npi_*` names and attributes), so they trace."""
+"""Array editing of `framework.np`: insert / delete, diff / ediff1d and resize, each one registry
+operator (MXNet 2's names and attributes), so they trace. diagonal / diagflat are generated."""
 from __future__ import annotations
 
 import numbers
 
 import numpy as _onp
 
+from ..frontend import op as _op
 from ._base import as_nd, invoke, is_int_scalar, is_scalar, ndarray, shape_tuple
 
-__all__ = ["diagonal", "diagflat", "insert", "delete", "diff", "ediff1d", "resize"]
-
-
-def diagonal(a, offset=0, axis1=0, axis2=1):
-    return invoke("_npi_diagonal", [as_nd(a)], {"offset": int(offset), "axis1": int(axis1),
-                                                "axis2": int(axis2)})
-
-
-def diagflat(v, k=0):
-    return invoke("_npi_diagflat", [as_nd(v)], {"k": int(k)})
+__all__ = ["insert", "delete", "diff", "ediff1d", "resize"]
 
 
 def _position(obj, what: str) -> tuple[dict, list]:
@@ -44,26 +36,21 @@ def insert(arr, obj, values, axis=None):
         inputs = [arr]
     else:
         inputs = [arr, as_nd(values, dtype=arr.dtype)]
-    if "int_ind" in attrs:
-        op = "_npi_insert_scalar"
-    elif extra:
-        op = "_npi_insert_tensor"
-    else:
-        op = "_npi_insert_slice"
-    return invoke(op, inputs + extra, attrs)
+    kind = "int" if "int_ind" in attrs else "array" if extra else "slice"
+    return invoke(_op(f"np.insert:{kind}"), inputs + extra, attrs)
 
 
 def delete(arr, obj, axis=None):
     """`arr` without the entries at `obj` (int, slice or index array) along `axis`."""
     attrs, extra = _position(obj, "delete")
     attrs["axis"] = axis
-    return invoke("_npi_delete", [as_nd(arr)] + extra, attrs)
+    return invoke(_op("np.delete"), [as_nd(arr)] + extra, attrs)
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     if prepend is not None or append is not None:
         raise NotImplementedError("prepend and append options are not supported yet")
-    return invoke("_npi_diff", [as_nd(a)], {"n": int(n), "axis": int(axis)})
+    return invoke(_op("np.diff"), [as_nd(a)], {"n": int(n), "axis": int(axis)})
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
@@ -77,8 +64,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
         else:
             attrs[f"{name}_arr_given"] = True
             inputs.append(as_nd(v))
-    return invoke("_npi_ediff1d", inputs, attrs)
+    return invoke(_op("np.ediff1d"), inputs, attrs)
 
 
 def resize(a, new_shape):
-    return invoke("_npi_resize_fallback", [as_nd(a)], {"new_shape": shape_tuple(new_shape)})
+    return invoke(_op("np.resize"), [as_nd(a)], {"new_shape": shape_tuple(new_shape)})

@@ -3,9 +3,9 @@
 Imperatively, basic indexing returns a NumPy view when the selected elements are one contiguous
 run of the flat buffer and a copy otherwise, as MXNet does (it can only alias a flat range:
 `x[:, :, 1] = …` through such a result never reaches `x`); advanced indexing copies. While tracing, keys are recorded as MXNet 2.x records them in
-deferred-compute mode: an integer → `slice` (begin k, end k+1) + `_npx_reshape (-3, -4)`; a step-1
+deferred-compute mode: an integer → `slice` (begin k, end k+1) + `npx.reshape (-3, -4)`; a step-1
 slice → `slice` on axis 0; a stepped slice → `slice` with step; a tuple of ints/slices → one
-`slice` with begin/end/step lists + `_npx_reshape` (-2 keep, -3 drop, -4 rest). `None` and
+`slice` with begin/end/step lists + `npx.reshape` (-2 keep, -3 drop, -4 rest). `None` and
 `Ellipsis` (rejected by MXNet in a HybridBlock) are supported here with extra `expand_dims` nodes.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numbers
 import numpy as _onp
 
 from ..base import MXNetError
+from ..frontend import op as _op
 from ._base import as_nd, invoke, ndarray, tracing
 from ._shape import stack
 
@@ -93,7 +94,7 @@ def _traced_getitem(x, key):
             raise IndexError(f"index {k} is out of bounds for axis 0 with size {n}")
         k = k + n if k < 0 else k
         s = invoke("slice", [x], {"begin": (k,), "end": (k + 1,)})
-        return invoke("_npx_reshape", [s], {"newshape": (-3, -4)})
+        return invoke(_op("np.reshape"), [s], {"newshape": (-3, -4)})
     if isinstance(key, slice):
         if key.step is None or key.step == 1:
             if key.start is None and key.stop is None:
@@ -106,10 +107,10 @@ def _traced_getitem(x, key):
         return invoke("slice", [x], {"begin": (key.start,), "end": (key.stop,),
                                      "step": (key.step,)})
     if isinstance(key, ndarray) and key.dtype == _onp.bool_:
-        flat = invoke("_npx_reshape", [x], {"newshape": (-1,) + tuple(shape[key.ndim:]),
-                                            "reverse": False, "order": "C"})
-        m = invoke("_npx_reshape", [key], {"newshape": (-1,), "reverse": False, "order": "C"})
-        return invoke("_npi_boolean_mask", [flat, m], {"axis": 0})
+        flat = invoke(_op("np.reshape"), [x], {"newshape": (-1,) + tuple(shape[key.ndim:]),
+                                               "reverse": False, "order": "C"})
+        m = invoke(_op("np.reshape"), [key], {"newshape": (-1,), "reverse": False, "order": "C"})
+        return invoke(_op("np.ndarray.__getitem__:mask"), [flat, m], {"axis": 0})
     if isinstance(key, ndarray) or isinstance(key, list):
         idx = key if isinstance(key, ndarray) else as_nd(_onp.asarray(key, dtype=_onp.int64))
         return invoke("take", [x, idx], {"axis": 0, "mode": "wrap"})
@@ -133,8 +134,8 @@ def _traced_basic(x, key: tuple):
     if real:
         begin, end, step, newshape = _slice_spec(real, shape)
         out = invoke("slice", [x], {"begin": begin, "end": end, "step": step})
-        out = invoke("_npx_reshape", [out], {"newshape": newshape + (-4,),
-                                             "reverse": False, "order": "C"})
+        out = invoke(_op("np.reshape"), [out], {"newshape": newshape + (-4,),
+                                                "reverse": False, "order": "C"})
     # None → new axes; positions count in the output without the dropped integer axes
     pos = 0
     for k in expanded:
@@ -162,7 +163,7 @@ def _expand_ellipsis(key: tuple, ndim: int) -> list:
 
 
 def _slice_spec(real: list, shape: tuple) -> tuple:
-    """`slice` begin/end/step and the `_npx_reshape` codes (-2 keep, -3 drop an int's axis)."""
+    """`slice` begin/end/step and the `npx.reshape` codes (-2 keep, -3 drop an int's axis)."""
     begin, end, step, newshape = [], [], [], []
     for ax, k in enumerate(real):
         if isinstance(k, slice):

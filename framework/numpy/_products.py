@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as _onp
 
 from ..ndarray import ndarray
+from ..frontend import op as _op
 from ._base import as_nd, invoke, is_scalar
 from ._math import multiply
 from ._shape import ravel
@@ -13,10 +14,10 @@ __all__ = ["dot", "matmul", "tensordot", "einsum", "inner", "outer", "vdot", "kr
 
 
 def dot(a, b, out=None):
-    """NumPy dot (op `_npi_dot`)."""
+    """NumPy dot (the `np.dot` op; a scalar operand multiplies)."""
     if is_scalar(a) or is_scalar(b):
         return multiply(a, b, out=out)
-    res = invoke("_npi_dot", [as_nd(a), as_nd(b)])
+    res = invoke(_op("np.dot"), [as_nd(a), as_nd(b)])
     if out is not None:
         out._data[...] = res._data
         return out
@@ -24,7 +25,7 @@ def dot(a, b, out=None):
 
 
 def matmul(a, b, out=None, **kw):
-    res = invoke("_npi_matmul", [as_nd(a), as_nd(b)])
+    res = invoke(_op("np.matmul"), [as_nd(a), as_nd(b)])
     if out is not None:
         out._data[...] = res._data
         return out
@@ -32,33 +33,33 @@ def matmul(a, b, out=None, **kw):
 
 
 def tensordot(a, b, axes=2):
-    """op `_npi_tensordot` (axis lists) or `_npi_tensordot_int_axes` (an int)."""
+    """The `np.tensordot` op (axis lists), or its `int_axes` form (an int)."""
     a, b = as_nd(a), as_nd(b)
     if isinstance(axes, (int, _onp.integer)):
-        return invoke("_npi_tensordot_int_axes", [a, b], {"axes": int(axes)})
+        return invoke(_op("np.tensordot:int_axes"), [a, b], {"axes": int(axes)})
     xa, ya = axes
     xa = (xa,) if isinstance(xa, int) else tuple(xa)
     ya = (ya,) if isinstance(ya, int) else tuple(ya)
-    return invoke("_npi_tensordot", [a, b], {"a_axes_summed": xa, "b_axes_summed": ya})
+    return invoke(_op("np.tensordot"), [a, b], {"a_axes_summed": xa, "b_axes_summed": ya})
 
 
 def einsum(*operands, **kwargs):
     subscripts, arrs = operands[0], [as_nd(x) for x in operands[1:]]
     optimize = kwargs.get("optimize", False)
-    return invoke("_npi_einsum", arrs, {"subscripts": subscripts, "num_args": len(arrs),
-                                        "optimize": int(bool(optimize))})
+    return invoke(_op("np.einsum"), arrs, {"subscripts": subscripts, "num_args": len(arrs),
+                                           "optimize": int(bool(optimize))})
 
 
 def inner(a, b):
     a, b = as_nd(a), as_nd(b)
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
-    return invoke("_npi_tensordot", [a, b], {"a_axes_summed": (a.ndim - 1,),
-                                             "b_axes_summed": (b.ndim - 1,)})
+    return invoke(_op("np.tensordot"), [a, b], {"a_axes_summed": (a.ndim - 1,),
+                                                "b_axes_summed": (b.ndim - 1,)})
 
 
 def outer(a, b):
-    return invoke("_npi_tensordot_int_axes", [ravel(a), ravel(b)], {"axes": 0})
+    return invoke(_op("np.tensordot:int_axes"), [ravel(a), ravel(b)], {"axes": 0})
 
 
 def vdot(a, b):
@@ -72,8 +73,8 @@ def kron(a, b):
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
-    return invoke("_npi_cross", [as_nd(a), as_nd(b)], {"axisa": int(axisa), "axisb": int(axisb),
-                                                       "axisc": int(axisc)})
+    return invoke(_op("np.cross"), [as_nd(a), as_nd(b)], {"axisa": int(axisa), "axisb": int(axisb),
+                                                          "axisc": int(axisc)})
 
 
 def polyval(p, x):
@@ -81,4 +82,4 @@ def polyval(p, x):
     as MXNet does."""
     if not isinstance(p, ndarray) and not isinstance(x, ndarray):
         return _onp.polyval(p, x)
-    return invoke("_npi_polyval", [as_nd(p), as_nd(x)])
+    return invoke(_op("np.polyval"), [as_nd(p), as_nd(x)])

@@ -1,8 +1,9 @@
-"""Reductions of `framework.np` (`_npi_sum`, `_npi_mean`, … with MXNet 2.x attrs)."""
+"""Reductions of `framework.np` (the ops exposed as `np.sum`, `np.mean`, …; MXNet 2.x attrs)."""
 from __future__ import annotations
 
 import numpy as _onp
 
+from ..frontend import op as _op
 from ._base import as_nd, axis_tuple, default_float, dtype_of, invoke
 from ._math import isnan, multiply, not_equal, true_divide, where
 
@@ -18,78 +19,79 @@ def _finish(res, out):
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, **kw):  # noqa: A001
-    return _finish(invoke("_npi_sum", [as_nd(a)], {"axis": axis_tuple(axis),
-                                                   "dtype": dtype_of(dtype),
-                                                   "keepdims": bool(keepdims),
-                                                   "initial": initial}), out)
+    return _finish(invoke(_op("np.sum"), [as_nd(a)], {"axis": axis_tuple(axis),
+                                                      "dtype": dtype_of(dtype),
+                                                      "keepdims": bool(keepdims),
+                                                      "initial": initial}), out)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, **kw):
-    return _finish(invoke("_npi_prod", [as_nd(a)], {"axis": axis_tuple(axis),
-                                                    "dtype": dtype_of(dtype),
-                                                    "keepdims": bool(keepdims),
-                                                    "initial": initial}), out)
+    return _finish(invoke(_op("np.prod"), [as_nd(a)], {"axis": axis_tuple(axis),
+                                                       "dtype": dtype_of(dtype),
+                                                       "keepdims": bool(keepdims),
+                                                       "initial": initial}), out)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
     """Arithmetic mean; MXNet records dtype float32 (the default dtype) when none is given."""
-    return _finish(invoke("_npi_mean", [as_nd(a)], {"axis": axis_tuple(axis),
-                                                    "dtype": dtype_of(dtype) or default_float(),
-                                                    "keepdims": bool(keepdims),
-                                                    "initial": None}), out)
+    return _finish(invoke(_op("np.mean"), [as_nd(a)], {"axis": axis_tuple(axis),
+                                                       "dtype": dtype_of(dtype) or default_float(),
+                                                       "keepdims": bool(keepdims),
+                                                       "initial": None}), out)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, **kw):  # noqa: A001
-    return _finish(invoke("_npi_max", [as_nd(a)], {"axis": axis_tuple(axis),
-                                                   "keepdims": bool(keepdims),
-                                                   "initial": initial}), out)
+    return _finish(invoke(_op("np.max"), [as_nd(a)], {"axis": axis_tuple(axis),
+                                                      "keepdims": bool(keepdims),
+                                                      "initial": initial}), out)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, **kw):  # noqa: A001
-    return _finish(invoke("_npi_min", [as_nd(a)], {"axis": axis_tuple(axis),
-                                                   "keepdims": bool(keepdims),
-                                                   "initial": initial}), out)
+    return _finish(invoke(_op("np.min"), [as_nd(a)], {"axis": axis_tuple(axis),
+                                                      "keepdims": bool(keepdims),
+                                                      "initial": initial}), out)
 
 
 amax, amin = max, min
 
 
-def _stat(op, a, axis, dtype, out, ddof, keepdims):
-    return _finish(invoke(op, [as_nd(a)], {"axis": axis_tuple(axis), "dtype": dtype_of(dtype),
-                                           "ddof": int(ddof), "keepdims": bool(keepdims)}), out)
+def _stat(fn, a, axis, dtype, out, ddof, keepdims):
+    attrs = {"axis": axis_tuple(axis), "dtype": dtype_of(dtype), "ddof": int(ddof),
+             "keepdims": bool(keepdims)}
+    return _finish(invoke(_op(fn), [as_nd(a)], attrs), out)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
-    return _stat("_npi_std", a, axis, dtype, out, ddof, keepdims)
+    return _stat("np.std", a, axis, dtype, out, ddof, keepdims)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
-    return _stat("_npi_var", a, axis, dtype, out, ddof, keepdims)
+    return _stat("np.var", a, axis, dtype, out, ddof, keepdims)
 
 
 def argmax(a, axis=None, out=None, keepdims=False):
-    return _finish(invoke("_npi_argmax", [as_nd(a)], {"axis": axis, "keepdims": bool(keepdims)}),
+    return _finish(invoke(_op("np.argmax"), [as_nd(a)], {"axis": axis, "keepdims": bool(keepdims)}),
                    out)
 
 
 def argmin(a, axis=None, out=None, keepdims=False):
-    return _finish(invoke("_npi_argmin", [as_nd(a)], {"axis": axis, "keepdims": bool(keepdims)}),
+    return _finish(invoke(_op("np.argmin"), [as_nd(a)], {"axis": axis, "keepdims": bool(keepdims)}),
                    out)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
-    return _finish(invoke("_npi_cumsum", [as_nd(a)], {"axis": axis, "dtype": dtype_of(dtype)}),
+    return _finish(invoke(_op("np.cumsum"), [as_nd(a)], {"axis": axis, "dtype": dtype_of(dtype)}),
                    out)
 
 
 def all(a, axis=None, out=None, keepdims=False):  # noqa: A001
-    return _finish(invoke("_npi_all", [as_nd(a)], {"axis": axis_tuple(axis),
-                                                   "keepdims": bool(keepdims)}), out)
+    return _finish(invoke(_op("np.all"), [as_nd(a)], {"axis": axis_tuple(axis),
+                                                      "keepdims": bool(keepdims)}), out)
 
 
 def any(a, axis=None, out=None, keepdims=False):  # noqa: A001
-    return _finish(invoke("_npi_any", [as_nd(a)], {"axis": axis_tuple(axis),
-                                                   "keepdims": bool(keepdims)}), out)
+    return _finish(invoke(_op("np.any"), [as_nd(a)], {"axis": axis_tuple(axis),
+                                                      "keepdims": bool(keepdims)}), out)
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, **kw):

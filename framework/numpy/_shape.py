@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as _onp
 
+from ..frontend import op as _op
 from ._base import as_nd, axis_tuple, dtype_of, invoke, ndarray, owned, shape_tuple
 
 __all__ = ["reshape", "transpose", "swapaxes", "moveaxis", "rollaxis", "expand_dims", "squeeze",
@@ -10,8 +11,7 @@ __all__ = ["reshape", "transpose", "swapaxes", "moveaxis", "rollaxis", "expand_d
            "split", "array_split", "hsplit", "vsplit", "dsplit", "flip", "fliplr", "flipud",
            "tile", "repeat", "broadcast_to", "broadcast_arrays", "ravel", "flatten", "astype",
            "take", "sort", "argsort", "topk", "nonzero", "atleast_1d", "atleast_2d",
-           "atleast_3d", "roll", "rot90", "append", "shape", "size", "ndim", "diag",
-           "tril", "triu", "trace", "meshgrid"]
+           "atleast_3d", "roll", "append", "shape", "size", "ndim", "trace", "meshgrid"]
 
 
 def _shape_args(args, kw, *names):
@@ -24,7 +24,7 @@ def _shape_args(args, kw, *names):
 
 
 def reshape(a, *newshape, order="C", **kw):
-    """`np.reshape(a, shape)` and `x.reshape(2, 3)` / `x.reshape((2, 3))` (op `_npx_reshape`)."""
+    """`np.reshape(a, shape)` and `x.reshape(2, 3)` / `x.reshape((2, 3))` (op: npx.reshape's)."""
     shp = _shape_args(newshape, kw, "newshape", "shape")
     if kw.pop("reverse", False):
         raise TypeError("reshape() got an unexpected keyword argument 'reverse'")
@@ -37,14 +37,16 @@ def reshape(a, *newshape, order="C", **kw):
     if any(d < -1 for d in shp):
         raise ValueError(f"invalid shape {shp}: negative dimensions other than -1")
     a = as_nd(a)
-    return owned(invoke("_npx_reshape", [a], {"newshape": shp, "reverse": False, "order": "C"}), a)
+    return owned(invoke(_op("np.reshape"), [a], {"newshape": shp, "reverse": False,
+                                                 "order": "C"}), a)
 
 
 def ravel(x, order="C"):
     if order != "C":
         raise NotImplementedError(f"order {order} is not supported")
     x = as_nd(x)
-    return owned(invoke("_npx_reshape", [x], {"newshape": (-1,), "reverse": False, "order": "C"}),
+    return owned(invoke(_op("np.reshape"), [x], {"newshape": (-1,), "reverse": False,
+                                                 "order": "C"}),
                  x)
 
 
@@ -53,25 +55,25 @@ def flatten(x, order="C"):
 
 
 def transpose(a, *axes, **kw):
-    """`np.transpose(a, axes)`, `x.transpose()`, `x.transpose(1, 0)` (op `_npi_transpose`)."""
+    """`np.transpose(a, axes)`, `x.transpose()`, `x.transpose(1, 0)`."""
     if "axes" in kw:
         axes = (kw.pop("axes"),)
     ax = _shape_args(axes, {}) if axes else None
     if ax == ():
         ax = None
     a = as_nd(a)
-    return owned(invoke("_npi_transpose", [a], {"axes": ax}), a)
+    return owned(invoke(_op("np.transpose"), [a], {"axes": ax}), a)
 
 
 def swapaxes(a, axis1, axis2):
     a = as_nd(a)
-    return owned(invoke("SwapAxis", [a], {"dim1": int(axis1), "dim2": int(axis2)}), a)
+    return owned(invoke(_op("np.swapaxes"), [a], {"dim1": int(axis1), "dim2": int(axis2)}), a)
 
 
 def moveaxis(a, source, destination):
     a = as_nd(a)
-    return owned(invoke("_npi_moveaxis", [a], {"source": axis_tuple(source),
-                                              "destination": axis_tuple(destination)}), a)
+    return owned(invoke(_op("np.moveaxis"), [a], {"source": axis_tuple(source),
+                                                  "destination": axis_tuple(destination)}), a)
 
 
 def rollaxis(a, axis, start=0):
@@ -98,14 +100,14 @@ def expand_dims(a, axis):
 
 def squeeze(a, axis=None):
     a = as_nd(a)
-    return owned(invoke("_npi_squeeze", [a], {"axis": axis_tuple(axis)}), a)
+    return owned(invoke(_op("np.squeeze"), [a], {"axis": axis_tuple(axis)}), a)
 
 
 def concatenate(seq, axis=0, out=None):
-    """Join arrays (op `Concat`; `_npi_concatenate` when axis is None)."""
+    """Join arrays (op `Concat`; the flattening `np.concatenate:flat` op when axis is None)."""
     arrs = [as_nd(x) for x in seq]
     if axis is None:
-        res = invoke("_npi_concatenate", arrs, {"num_args": len(arrs), "axis": None})
+        res = invoke(_op("np.concatenate:flat"), arrs, {"num_args": len(arrs), "axis": None})
     else:
         res = invoke("Concat", arrs, {"dim": int(axis), "num_args": len(arrs)})
     if out is not None:
@@ -230,7 +232,7 @@ def dsplit(ary, indices_or_sections):
 
 def flip(m, axis=None, out=None):
     m = as_nd(m)
-    res = owned(invoke("_npi_flip", [m], {"axis": axis_tuple(axis)}), m)
+    res = owned(invoke(_op("np.flip"), [m], {"axis": axis_tuple(axis)}), m)
     if out is not None:
         out._data[...] = res._data
         return out
@@ -250,20 +252,20 @@ def tile(A, reps):
 
 
 def repeat(a, repeats, axis=None):
-    """np.repeat; MXNet 2.x records axis≠0 as SwapAxis → `_npi_repeats` (axis 0) → SwapAxis."""
+    """np.repeat; MXNet 2.x records axis≠0 as SwapAxis → repeat on axis 0 → SwapAxis."""
     a = as_nd(a)
     reps = tuple(int(r) for r in repeats) if isinstance(repeats, (list, tuple)) else (int(repeats),)
     if axis is None or axis == 0 or (axis == -a.ndim):
-        return invoke("_npi_repeats", [a], {"repeats": reps, "axis": None if axis is None else 0})
+        return invoke(_op("np.repeat"), [a], {"repeats": reps, "axis": None if axis is None else 0})
     ax = axis + a.ndim if axis < 0 else axis
     t = swapaxes(a, 0, ax)
-    t = invoke("_npi_repeats", [t], {"repeats": reps, "axis": 0})
+    t = invoke(_op("np.repeat"), [t], {"repeats": reps, "axis": 0})
     return swapaxes(t, 0, ax)
 
 
 def broadcast_to(array, shape):
     array = as_nd(array)
-    return owned(invoke("_npi_broadcast_to", [array], {"shape": shape_tuple(shape)}), array)
+    return owned(invoke(_op("np.broadcast_to"), [array], {"shape": shape_tuple(shape)}), array)
 
 
 def broadcast_arrays(*args):
@@ -323,16 +325,13 @@ def nonzero(a):
     a = as_nd(a)
     if a.ndim == 0:     # MXNet (NumPy 1.x) reads a 0-d array as 1-d; NumPy 2 refuses it
         a = reshape(a, (1,))
-    idx = invoke("_npi_nonzero", [a])
+    idx = invoke(_op("np.nonzero"), [a])
     return tuple(ndarray(_onp.ascontiguousarray(idx._data[:, i])) for i in range(idx.shape[1]))
 
 
 def roll(a, shift, axis=None):
-    return invoke("_npi_roll", [as_nd(a)], {"shift": axis_tuple(shift), "axis": axis_tuple(axis)})
-
-
-def rot90(m, k=1, axes=(0, 1)):
-    return invoke("_npi_rot90", [as_nd(m)], {"k": int(k), "axes": shape_tuple(axes)})
+    return invoke(_op("np.roll"), [as_nd(a)], {"shift": axis_tuple(shift),
+                                               "axis": axis_tuple(axis)})
 
 
 def append(arr, values, axis=None):
@@ -355,21 +354,9 @@ def ndim(a):
     return as_nd(a).ndim
 
 
-def diag(v, k=0):
-    return invoke("_npi_diag", [as_nd(v)], {"k": int(k)})
-
-
-def tril(m, k=0):
-    return invoke("_npi_tril", [as_nd(m)], {"k": int(k)})
-
-
-def triu(m, k=0):
-    return invoke("_npi_triu", [as_nd(m)], {"k": int(k)})
-
-
 def trace(a, offset=0, axis1=0, axis2=1, out=None):
-    return invoke("_npi_trace", [as_nd(a)], {"offset": int(offset), "axis1": int(axis1),
-                                             "axis2": int(axis2)})
+    return invoke(_op("np.trace"), [as_nd(a)], {"offset": int(offset), "axis1": int(axis1),
+                                                "axis2": int(axis2)})
 
 
 def meshgrid(*xi, indexing="xy", sparse=False, copy=True):

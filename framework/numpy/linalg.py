@@ -1,16 +1,24 @@
-"""`framework.np.linalg`: norm (op `_npi_norm` with MXNet's flag convention) and friends."""
+"""`framework.np.linalg`: norm (MXNet's flag convention) and the functions that do more than call
+their op; the others (inv, det, slogdet, solve, tensorinv, eig, eigvals) are generated from the
+names the op families expose (`framework.frontend.install`)."""
 from __future__ import annotations
 
 import numpy as _onp
 
 from ..ndarray import ndarray
 from ..symbol.graph import Symbol
+from .. import frontend as _frontend
+from ..frontend import op as _op
 from ._base import as_nd, axis_tuple, invoke
 from ._math import absolute
 from ._reduce import max as _max, min as _min, sum as _sum
 
-__all__ = ["qr", "tensorinv", "tensorsolve", "norm", "inv", "det", "slogdet", "solve", "cholesky", "svd", "eigh", "eigvalsh",
-           "pinv", "matrix_rank", "svdvals", "matrix_transpose", "eig", "eigvals", "lstsq"]
+__all__ = ["qr", "tensorsolve", "norm", "cholesky", "svd", "eigh", "eigvalsh", "pinv",
+           "matrix_rank", "svdvals", "matrix_transpose", "lstsq"]
+
+
+def _norm(x, attrs):
+    return invoke(_op("np.linalg.norm"), [x], attrs)
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
@@ -21,7 +29,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if ax is None and ord is not None and x.ndim == 2:   # a matrix: NumPy's matrix norms
         ax = (0, 1)
     if ax is None and ord is None:
-        return invoke("_npi_norm", [x], {"ord": 2, "axis": None, "keepdims": keepdims, "flag": -2})
+        return _norm(x, {"ord": 2, "axis": None, "keepdims": keepdims, "flag": -2})
     if ax is not None and len(ax) == 2:
         r, c = ax
         if ord in ("inf", "-inf", float("inf"), float("-inf")):
@@ -35,60 +43,40 @@ def norm(x, ord=None, axis=None, keepdims=False):
             s = _sum(absolute(x), axis=r, keepdims=keepdims)
             return (_max if ord == 1 else _min)(s, axis=c, keepdims=keepdims)
         if ord in (2, -2):
-            return invoke("_npi_norm", [x], {"ord": ord, "axis": ax, "keepdims": keepdims,
+            return _norm(x, {"ord": ord, "axis": ax, "keepdims": keepdims,
                                              "flag": 0})
         if ord is None:
-            return invoke("_npi_norm", [x], {"ord": 2, "axis": ax, "keepdims": keepdims,
+            return _norm(x, {"ord": 2, "axis": ax, "keepdims": keepdims,
                                              "flag": 1})
     if ord in ("inf", float("inf")) or ord in ("-inf", float("-inf")):
         f = _max if ord in ("inf", float("inf")) else _min
         return f(absolute(x), axis=ax, keepdims=keepdims)
     if ord is None:
-        return invoke("_npi_norm", [x], {"ord": 2, "axis": ax, "keepdims": keepdims, "flag": 1})
+        return _norm(x, {"ord": 2, "axis": ax, "keepdims": keepdims, "flag": 1})
     if ord == "nuc":
-        return invoke("_npi_norm", [x], {"ord": 2, "axis": ax, "keepdims": keepdims, "flag": 2})
+        return _norm(x, {"ord": 2, "axis": ax, "keepdims": keepdims, "flag": 2})
     if ord in ("fro", "f"):
-        return invoke("_npi_norm", [x], {"ord": 2, "axis": ax, "keepdims": keepdims, "flag": 1})
-    return invoke("_npi_norm", [x], {"ord": ord, "axis": ax, "keepdims": keepdims, "flag": -1})
+        return _norm(x, {"ord": 2, "axis": ax, "keepdims": keepdims, "flag": 1})
+    return _norm(x, {"ord": ord, "axis": ax, "keepdims": keepdims, "flag": -1})
 
 
 def qr(a, mode="reduced"):
     if mode != "reduced":
         raise NotImplementedError("Only default mode='reduced' is implemented.")
-    return tuple(invoke("_npi_qr", [as_nd(a)]))
-
-
-def tensorinv(a, ind=2):
-    return invoke("_npi_tensorinv", [as_nd(a)], {"ind": int(ind)})
+    return tuple(invoke(_op("np.linalg.qr"), [as_nd(a)]))
 
 
 def tensorsolve(a, b, axes=None):
-    return invoke("_npi_tensorsolve", [as_nd(a), as_nd(b)],
+    return invoke(_op("np.linalg.tensorsolve"), [as_nd(a), as_nd(b)],
                   {"a_axes": () if axes is None else tuple(int(k) for k in axes)})
 
 
-def inv(a):
-    return invoke("_npi_inv", [as_nd(a)])
-
-
-def det(a):
-    return invoke("_npi_det", [as_nd(a)])
-
-
-def slogdet(a):
-    return invoke("_npi_slogdet", [as_nd(a)])
-
-
-def solve(a, b):
-    return invoke("_npi_solve", [as_nd(a), as_nd(b)])
-
-
 def cholesky(a, upper=False):
-    return invoke("_npi_cholesky", [as_nd(a)], {"lower": not upper})
+    return invoke(_op("np.linalg.cholesky"), [as_nd(a)], {"lower": not upper})
 
 
 def svd(a):
-    return invoke("_npi_svd", [as_nd(a)])
+    return invoke(_op("np.linalg.svd"), [as_nd(a)])
 
 
 def _uplo(upper, UPLO) -> str:
@@ -99,32 +87,34 @@ def _uplo(upper, UPLO) -> str:
 
 
 def eigh(a, upper=False, UPLO=None):
-    return invoke("_npi_eigh", [as_nd(a)], {"UPLO": _uplo(upper, UPLO)})
+    return invoke(_op("np.linalg.eigh"), [as_nd(a)], {"UPLO": _uplo(upper, UPLO)})
 
 
 def eigvalsh(a, upper=False, UPLO=None):
-    return invoke("_npi_eigvalsh", [as_nd(a)], {"UPLO": _uplo(upper, UPLO)})
+    return invoke(_op("np.linalg.eigvalsh"), [as_nd(a)], {"UPLO": _uplo(upper, UPLO)})
 
 
 def pinv(a, rcond=1e-15, hermitian=False):
     """Pseudo-inverse; `rcond` a number or an array of cutoffs (one per matrix)."""
     if isinstance(rcond, (ndarray, Symbol, _onp.ndarray, list)):
-        return invoke("_npi_pinv", [as_nd(a), as_nd(rcond)], {"hermitian": bool(hermitian)})
-    return invoke("_npi_pinv_scalar_rcond", [as_nd(a)], {"rcond": float(rcond),
+        return invoke(_op("np.linalg.pinv"), [as_nd(a), as_nd(rcond)],
+                      {"hermitian": bool(hermitian)})
+    return invoke(_op("np.linalg.pinv:scalar_rcond"), [as_nd(a)], {"rcond": float(rcond),
                                                           "hermitian": bool(hermitian)})
 
 
 def matrix_rank(M, tol=None, hermitian=False):
     """Rank by SVD (int64); `tol` None (NumPy's cutoff), a number, or an array of cutoffs."""
     if isinstance(tol, (ndarray, Symbol, _onp.ndarray, list)):
-        return invoke("_npi_matrix_rank", [as_nd(M), as_nd(tol)], {"hermitian": bool(hermitian)})
-    return invoke("_npi_matrix_rank_none_tol", [as_nd(M)],
+        return invoke(_op("np.linalg.matrix_rank"), [as_nd(M), as_nd(tol)],
+                      {"hermitian": bool(hermitian)})
+    return invoke(_op("np.linalg.matrix_rank:scalar_tol"), [as_nd(M)],
                   {"tol": None if tol is None else float(tol), "hermitian": bool(hermitian)})
 
 
 def svdvals(a):
     """Singular values, descending (the `s` of `svd`)."""
-    return invoke("_npi_svd", [as_nd(a)])[1]
+    return invoke(_op("np.linalg.svd"), [as_nd(a)])[1]
 
 
 def matrix_transpose(a):
@@ -132,18 +122,14 @@ def matrix_transpose(a):
     a = as_nd(a)
     if a.ndim < 2:
         raise ValueError(f"matrix_transpose needs at least 2 dimensions, got shape {a.shape}")
-    return invoke("_npi_swapaxes", [a], {"dim1": -1, "dim2": -2})
+    return invoke(_op("np.swapaxes"), [a], {"dim1": -1, "dim2": -2})
 
 
-def eig(a):
-    return invoke("_npi_eig", [as_nd(a)])
-
-
-def eigvals(a):
-    return invoke("_npi_eigvals", [as_nd(a)])
+# inv, det, slogdet, solve, tensorinv, eig, eigvals: generated from their ops' signatures
+__all__ += _frontend.install("np.linalg", globals(), as_nd)
 
 
 def lstsq(a, b, rcond="warn"):
     """Least squares; `rcond='warn'` (NumPy's old default) means machine precision × max(M, N)."""
-    return invoke("_npi_lstsq", [as_nd(a), as_nd(b)],
+    return invoke(_op("np.linalg.lstsq"), [as_nd(a), as_nd(b)],
                   {"rcond": None if rcond in ("warn", None) else float(rcond)})

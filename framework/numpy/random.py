@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as _onp
 
+from ..frontend import op as _op
 from .. import random as _rnd
 from ..ndarray import ndarray
 from ..dispatch import invoke
@@ -56,7 +57,7 @@ def _draw(dist: str, params: dict, size, dtype, out=None):
             inputs.append(v if isinstance(v, (ndarray, Symbol)) else _onp.asarray(v))
         else:
             attrs[name] = float(v)
-    r = invoke(f"_npi_{dist}", inputs, attrs)
+    r = invoke(_op(f"np.random.{dist}"), inputs, attrs)
     if out is not None:
         out._data[...] = r._data
         return out
@@ -146,7 +147,7 @@ def pareto(a, size=None, device=None, out=None):
 
 
 def power(a, size=None, device=None, out=None):
-    return _draw("powerd", {"a": a}, size, None, out)
+    return _draw("power", {"a": a}, size, None, out)
 
 
 def rayleigh(scale=1.0, size=None, device=None, out=None):

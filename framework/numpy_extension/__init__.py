@@ -1,8 +1,9 @@
 """`framework.npx`: MXNet's `mxnet.numpy_extension` (neural-network operators, NumPy-semantics
 switches, devices and parameter-file helpers).
 
-Any other registered operator is reachable as `npx.<name>` when the registry knows `_npx_<name>`
-(or `<name>`): positional arguments are the inputs, keyword arguments the attributes.
+Any other registered operator is reachable as `npx.<name>` when the registry exposes it as
+`npx.<name>` (MXNet's naming rule included) or knows `<name>`: positional arguments are the inputs,
+keyword arguments the attributes.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as _onp
 
 from ..dispatch import invoke
 from ..ndarray import ndarray
-from ..ops.registry import get_op, has_op
+from ..ops.registry import OpDef as _OpDef, find_front as _find_front, get_op, has_op
 from ..symbol.graph import Symbol
 from ._op import *  # noqa: F401,F403
 from ._op import __all__ as _op_all
@@ -34,35 +35,34 @@ __all__ = list(_op_all) + [
 
 
 def __getattr__(name: str):
-    """`npx.foo(*inputs, **attrs)` for any registered `_npx_foo` (or `foo`) operator."""
+    """`npx.foo(*inputs, **attrs)` for any operator exposed as `npx.foo` (or registered as foo)."""
     if name.startswith("__"):
         raise AttributeError(name)
-    for opname in (f"_npx_{name}", name):
-        if has_op(opname):
-            def fn(*inputs, _op=opname, **attrs):
-                attrs.pop("out", None)
-                return _call_named(_op, list(inputs), attrs, attrs.pop("name", None))
-            fn.__name__ = name
-            fn.__doc__ = f"npx.{name}: the `{opname}` operator."
-            return fn
-    raise AttributeError(f"module 'framework.numpy_extension' has no attribute '{name}'")
+    op = _find_front(f"npx.{name}") or (get_op(name) if has_op(name) else None)
+    if op is None:
+        raise AttributeError(f"module 'framework.numpy_extension' has no attribute '{name}'")
+
+    def fn(*inputs, **attrs):
+        attrs.pop("out", None)
+        return _call_named(op, list(inputs), attrs, attrs.pop("name", None))
+    fn.__name__ = name
+    fn.__doc__ = f"npx.{name}: the `{op.name}` operator."
+    return fn
 
 
-def _call_named(opname: str, inputs: list, kwargs: dict, name: str | None):
+def _call_named(op: _OpDef, inputs: list, kwargs: dict, name: str | None):
     """Inputs may also come by name (`data=x, weight=w`): keyword arguments that hold arrays or
     Symbols are the op's inputs, in its input order, after the positional ones."""
     named = {k: kwargs.pop(k) for k in list(kwargs) if isinstance(kwargs[k], _INPUT_TYPES)}
     if named:
-        op = get_op(opname)
         order = op.input_names(op.parse_attrs(kwargs))
         unknown = set(named) - set(order)
         if unknown:
-            raise TypeError(f"npx: {opname} has no input named {sorted(unknown)} "
+            raise TypeError(f"npx: {op.name} has no input named {sorted(unknown)} "
                             f"(inputs: {order})")
         inputs = inputs + [named[n] for n in order[len(inputs):] if n in named]
-    op = get_op(opname)
     if "num_args" in op.attrs and "num_args" not in kwargs:   # variadic ops (add_n): count them
         kwargs["num_args"] = len(inputs)
     if name is not None and any(isinstance(x, Symbol) for x in inputs):
-        return invoke(opname, inputs, kwargs, name=name)
-    return _call(opname, inputs, kwargs)
+        return invoke(op, inputs, kwargs, name=name)
+    return _call(op, inputs, kwargs)

@@ -2,7 +2,8 @@
 
 Each function passes the attrs real MXNet 2.x records for the same call, so a traced call writes
 the same node (op name and attrs) as MXNet's exports: `npx.convolution` → `Convolution` with
-stride/dilate/pad/layout filled in, `npx.relu` → `_npx_relu`, `npx.softmax` → `softmax`, …
+stride/dilate/pad/layout filled in, `npx.softmax` → `softmax`, … Functions that only call their
+op (`npx.relu`, `npx.erf`, …) are generated from the names the op families expose.
 
 Inference only: there is no autograd/training mode, so `dropout` (mode='training') is the
 identity and `batch_norm` always normalises with the running statistics.
@@ -13,19 +14,19 @@ from typing import Any
 
 import numpy as _onp
 
+from .. import frontend
+from ..frontend import op as _op
 from ..dispatch import invoke
+from ..ops.registry import OpDef
 from ..ndarray import ndarray
 from ..symbol.graph import Symbol
 
-__all__ = ["softmax", "log_softmax", "masked_softmax", "masked_log_softmax", "activation",
-           "relu", "sigmoid", "softsign", "leaky_relu", "fully_connected", "convolution",
+__all__ = ["softmax", "log_softmax", "leaky_relu", "fully_connected", "convolution",
            "deconvolution", "pooling", "batch_norm", "layer_norm", "group_norm",
-           "instance_norm", "dropout", "embedding", "one_hot", "pick", "topk", "reshape",
-           "reshape_like", "batch_flatten", "rnn", "arange_like", "batch_dot", "broadcast_like",
-           "sequence_mask", "sequence_last", "sequence_reverse", "slice_channel", "gather_nd",
-           "stop_gradient", "erf", "erfinv", "gamma", "gammaln", "digamma", "norm", "cast",
-           "smooth_l1", "pad", "nonzero", "index_add", "index_update", "shape_array", "slice",
-           "slice_like", "round_ste", "sign_ste", "constraint_check"]
+           "instance_norm", "dropout", "embedding", "one_hot", "topk", "reshape",
+           "reshape_like", "rnn", "arange_like", "broadcast_like", "sequence_mask",
+           "sequence_last", "sequence_reverse", "slice_channel", "digamma", "norm", "cast", "pad",
+           "index_add", "index_update", "slice", "slice_like", "round_ste", "sign_ste"]
 
 
 def _in(x):
@@ -40,7 +41,7 @@ def _in(x):
     return _onp.asarray(x, dtype=_onp.float32 if isinstance(x, float) else None)
 
 
-def _call(op: str, inputs: list, attrs: dict[str, Any], as_list: bool = False):
+def _call(op: OpDef | str, inputs: list, attrs: dict[str, Any], as_list: bool = False):
     out = invoke(op, [_in(x) for x in inputs], attrs)
     if as_list and isinstance(out, tuple):
         return list(out)
@@ -65,21 +66,8 @@ _LAYOUT = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 
 
 # -- activations --------------------------------------------------------------------------------
-def activation(data, act_type="relu", **kwargs):
-    """Activation(act_type) — relu, sigmoid, log_sigmoid, mish, tanh, softrelu, softsign."""
-    return _call("Activation", [data], {"act_type": act_type})
 
 
-def relu(data, **kwargs):
-    return _call("_npx_relu", [data], {})
-
-
-def sigmoid(data, **kwargs):
-    return _call("_npx_sigmoid", [data], {})
-
-
-def softsign(data, **kwargs):
-    return _call("softsign", [data], {})
 
 
 def leaky_relu(data=None, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125,
@@ -116,15 +104,8 @@ def log_softmax(data, axis=-1, length=None, temperature=None, use_length=False, 
     return _softmax("log_softmax", data, axis, length, temperature, use_length, dtype)
 
 
-def masked_softmax(data, mask, axis=-1, temperature=1.0, normalize=True):
-    """softmax over the positions where `mask` is true; masked positions give 0."""
-    return _call("masked_softmax", [data, mask],
-                 {"axis": axis, "temperature": temperature, "normalize": normalize})
 
 
-def masked_log_softmax(data, mask, axis=-1, temperature=1.0, normalize=True):
-    return _call("masked_log_softmax", [data, mask],
-                 {"axis": axis, "temperature": temperature, "normalize": normalize})
 
 
 # -- dense / conv / pool ------------------------------------------------------------------------
@@ -261,8 +242,6 @@ def one_hot(data, depth=None, on_value=1.0, off_value=0.0, dtype="float32"):
                                      "off_value": off_value, "dtype": _dtype_name(dtype)})
 
 
-def pick(data, index, axis=-1, mode="clip", keepdims=False):
-    return _call("pick", [data, index], {"axis": axis, "mode": mode, "keepdims": keepdims})
 
 
 def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
@@ -274,8 +253,8 @@ def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"
 def reshape(a, newshape, reverse=False, order="C"):
     """npx.reshape with the 2.x special codes (-1 infer, -2 copy, -3 drop 1, -4 copy rest,
     -5 merge two, -6 split one)."""
-    return _call("_npx_reshape", [a], {"newshape": _tup(newshape), "reverse": reverse,
-                                       "order": order})
+    return _call(_op("npx.reshape"), [a], {"newshape": _tup(newshape), "reverse": reverse,
+                                           "order": order})
 
 
 def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end=None):
@@ -284,18 +263,13 @@ def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end
     return _call("reshape_like", [lhs, rhs], attrs)
 
 
-def batch_flatten(data):
-    return _call("Flatten", [data], {})
 
 
 def arange_like(data, start=0.0, step=1.0, repeat=1, ctx=None, axis=None):
-    return _call("_contrib_arange_like", [data], {"start": start, "step": step,
+    return _call(_op("npx.arange_like"), [data], {"start": start, "step": step,
                                                   "repeat": repeat, "axis": axis})
 
 
-def batch_dot(a, b, transpose_a=False, transpose_b=False, forward_stype="default"):
-    return _call("batch_dot", [a, b], {"transpose_a": transpose_a, "transpose_b": transpose_b,
-                                       "forward_stype": forward_stype})
 
 
 def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None):
@@ -360,32 +334,7 @@ def rnn(data=None, parameters=None, state=None, state_cell=None, sequence_length
     return _call("RNN", ins, attrs, as_list=True)
 
 
-# -- thin wrappers over the other families' ops -------------------------------------------------
-def gather_nd(data, indices):
-    return _call("gather_nd", [data, indices], {})
-
-
-def stop_gradient(data):
-    return _call("BlockGrad", [data], {})
-
-
-def _unary(op):
-    def f(data, **kwargs):
-        return _call(op, [data], {})
-    f.__name__ = op
-    return f
-
-
-erf = _unary("erf")
-erfinv = _unary("erfinv")
-gamma = _unary("gamma")
-gammaln = _unary("gammaln")
-digamma = _unary("digamma")
-round_ste = _unary("_contrib_round_ste")
-sign_ste = _unary("_contrib_sign_ste")
-shape_array = _unary("shape_array")
-
-
+# -- wrappers that convert their arguments --------------------------------------------------------
 def norm(data, ord=2, axis=None, keepdims=False, **kwargs):
     attrs = {"ord": ord, "keepdims": keepdims}
     if axis is not None:
@@ -397,25 +346,9 @@ def cast(data, dtype="float32"):
     return _call("Cast", [data], {"dtype": _dtype_name(dtype)})
 
 
-def smooth_l1(data, scalar=1.0):
-    return _call("smooth_l1", [data], {"scalar": scalar})
-
-
 def pad(data, mode="constant", pad_width=None, constant_value=0.0):
     return _call("Pad", [data], {"mode": mode, "pad_width": _tup(pad_width),
                                  "constant_value": constant_value})
-
-
-def nonzero(a):
-    return _call("_npx_nonzero", [a], {})
-
-
-def index_add(a, ind, val):
-    return _call("_npx_index_add", [a, ind, val], {})
-
-
-def index_update(a, ind, val):
-    return _call("_npx_index_update", [a, ind, val], {})
 
 
 def slice(data, begin, end, step=None):  # noqa: A001 - MXNet's name
@@ -430,6 +363,28 @@ def slice_like(data, shape_like, axes=None):
     return _call("slice_like", [data, shape_like], attrs)
 
 
-def constraint_check(input, msg="Constraint violated."):  # noqa: A002 (MXNet's name)
-    """True; raises ValueError(msg) when any element of the boolean `input` is false."""
-    return _call("_npx_constraint_check", [input], {"msg": msg})
+# -- MXNet functions over operators hybridserve does not implement: calling one raises the
+# registry's unsupported-operator error (so no front-end name is exposed for them) -------------
+def _unary(op):
+    def f(data, **kwargs):
+        return _call(op, [data], {})
+    f.__name__ = op
+    return f
+
+
+digamma = _unary("digamma")
+round_ste = _unary("_contrib_round_ste")
+sign_ste = _unary("_contrib_sign_ste")
+
+
+def index_add(a, ind, val):
+    return _call("_npx_index_add", [a, ind, val], {})
+
+
+def index_update(a, ind, val):
+    return _call("_npx_index_update", [a, ind, val], {})
+
+
+# functions that only call their op (relu, erf, pick, constraint_check, …): generated from the
+# signatures their op families declare
+__all__ += frontend.install("npx", globals(), _in)

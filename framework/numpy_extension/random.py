@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as _onp
 
+from ..frontend import op as _op
 from .. import random as _rnd
 from ..dispatch import invoke
 from ..ndarray import ndarray
@@ -28,9 +29,9 @@ def bernoulli(prob=None, logit=None, size=None, dtype=None, device=None, out=Non
     attrs = {"prob": None, "logit": None, "is_logit": is_logit, "dtype": dtype or "float32",
              "size": None if size is None else tuple(_onp.atleast_1d(size).tolist())}
     if isinstance(v, (ndarray, Symbol)):
-        return invoke("_npi_bernoulli", [v], attrs)
+        return invoke(_op("npx.random.bernoulli"), [v], attrs)
     attrs["logit" if is_logit else "prob"] = float(v)
-    return invoke("_npi_bernoulli", [], attrs)
+    return invoke(_op("npx.random.bernoulli"), [], attrs)
 
 
 def _batched(dist: str, params: dict, batch_shape, dtype):

@@ -11,7 +11,7 @@ from ._nnutil import CF
 from ._special import erf
 from .attrs import Str
 from .lowering import lowers, simple
-from .registry import register
+from .registry import expose, register
 
 _SQRT2 = np.float32(1.4142135623730951)
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -300,3 +300,10 @@ def _leaky_onnx(ctx, node, ins):
     if t == "selu":
         return ctx.op("Selu", [x], alpha=SELU_ALPHA, gamma=SELU_LAMBDA)
     return _gelu_onnx(ctx, x, t == "gelu_tanh")
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+expose("_npx_relu", "npx.relu(data, **kwargs)")
+expose("_npx_sigmoid", "npx.sigmoid(data, **kwargs)")
+expose("softsign", "npx.softsign(data, **kwargs)")
+expose("Activation", "npx.activation(data, act_type='relu', **kwargs)")

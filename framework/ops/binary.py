@@ -17,7 +17,7 @@ from ._common import (BOOL, F32, F64, I64, ScalarAttr, bshape, is_float, result_
                       same_shape)
 from .attrs import Bool, Int
 from .lowering import Unsupported, lowers_named
-from .registry import register
+from .registry import expose, register
 
 
 def _ret(r):
@@ -486,3 +486,62 @@ for _base, _build in _ONNX_BUILT.items():
         lowers_named(f"_npi_r{_base}_scalar")(_built_onnx(_build, True, True))
 lowers_named("_npi_fmax_scalar")(_scalar_onnx("Max", False))
 lowers_named("_npi_fmin_scalar")(_scalar_onnx("Min", False))
+
+
+# -- front-ends: mxnet.numpy's binary ufuncs ----------------------------------------------------
+# np.<name>: two arrays, array ∘ number, number ∘ array (a commutative op reuses its scalar op)
+_NP_BINARY = {
+    "add": ("_npi_add", "_npi_add_scalar", "_npi_add_scalar"),
+    "subtract": ("_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar"),
+    "multiply": ("_npi_multiply", "_npi_multiply_scalar", "_npi_multiply_scalar"),
+    "true_divide": ("_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar"),
+    "floor_divide": ("_npi_floor_divide", "_npi_floor_divide_scalar",
+                     "_npi_rfloor_divide_scalar"),
+    "power": ("_npi_power", "_npi_power_scalar", "_npi_rpower_scalar"),
+    "mod": ("_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar"),
+    "fmod": ("_npi_fmod", "_npi_fmod_scalar", "_npi_rfmod_scalar"),
+    # MXNet 2.0 records np.maximum / np.minimum with the 1.x op names
+    "maximum": ("broadcast_maximum", "_maximum_scalar", "_maximum_scalar"),
+    "minimum": ("broadcast_minimum", "_minimum_scalar", "_minimum_scalar"),
+    "fmax": ("_npi_fmax", "_npi_fmax_scalar", "_npi_fmax_scalar"),
+    "fmin": ("_npi_fmin", "_npi_fmin_scalar", "_npi_fmin_scalar"),
+    "logaddexp": ("_npi_logaddexp", "_npi_logaddexp_scalar", "_npi_logaddexp_scalar"),
+    "hypot": ("_npi_hypot", "_hypot_scalar", "_hypot_scalar"),
+    "arctan2": ("_npi_arctan2", "_npi_arctan2_scalar", "_npi_rarctan2_scalar"),
+    "copysign": ("_npi_copysign", "_npi_copysign_scalar", "_npi_rcopysign_scalar"),
+    "ldexp": ("_npi_ldexp", "_npi_ldexp_scalar", "_npi_rldexp_scalar"),
+    "lcm": ("_npi_lcm", "_npi_lcm_scalar", "_npi_lcm_scalar"),
+    "gcd": ("_npi_gcd", "_npi_gcd_scalar", "_npi_gcd_scalar"),
+    "bitwise_and": ("_npi_bitwise_and", "_npi_bitwise_and_scalar", "_npi_bitwise_and_scalar"),
+    "bitwise_or": ("_npi_bitwise_or", "_npi_bitwise_or_scalar", "_npi_bitwise_or_scalar"),
+    "bitwise_xor": ("_npi_bitwise_xor", "_npi_bitwise_xor_scalar", "_npi_bitwise_xor_scalar"),
+    "left_shift": ("_npi_left_shift", "_npi_left_shift_scalar", "_npi_rleft_shift_scalar"),
+    "right_shift": ("_npi_right_shift", "_npi_right_shift_scalar", "_npi_rright_shift_scalar"),
+    "logical_and": ("_npi_logical_and", "_npi_logical_and_scalar", "_npi_logical_and_scalar"),
+    "logical_or": ("_npi_logical_or", "_npi_logical_or_scalar", "_npi_logical_or_scalar"),
+    "logical_xor": ("_npi_logical_xor", "_npi_logical_xor_scalar", "_npi_logical_xor_scalar"),
+}
+# comparisons: a number on the left compares the array the other way (2 < x is x > 2)
+_NP_COMPARE = {"equal": "equal", "not_equal": "not_equal", "greater": "less",
+               "greater_equal": "less_equal", "less": "greater", "less_equal": "greater_equal"}
+
+
+def _expose_np_binary() -> None:
+    for fn, (arr, sca, rsca) in _NP_BINARY.items():
+        expose(arr, f"np.{fn}:binary")
+        expose(sca, f"np.{fn}:scalar")
+        expose(rsca, f"np.{fn}:rscalar")
+    for fn, swapped in _NP_COMPARE.items():
+        expose(f"_npi_{fn}", f"np.{fn}:compare")
+        expose(f"_npi_{fn}_scalar", f"np.{fn}:scalar")
+        expose(f"_npi_{swapped}_scalar", f"np.{fn}:rscalar")
+
+
+_expose_np_binary()
+# Symbol arithmetic (`sym_a + 2`) records MXNet 1.x's operators
+for _fn, _ops in {"add": ("elemwise_add", "_plus_scalar", "_plus_scalar"),
+                  "subtract": ("elemwise_sub", "_minus_scalar", "_rminus_scalar"),
+                  "multiply": ("elemwise_mul", "_mul_scalar", "_mul_scalar"),
+                  "true_divide": ("elemwise_div", "_div_scalar", "_rdiv_scalar")}.items():
+    for _role, _opname in zip(("binary", "scalar", "rscalar"), _ops):
+        expose(_opname, f"sym.{_fn}:{_role}")

@@ -7,7 +7,7 @@ from ..base import ShapeError
 from ._common import bshape, norm_axes
 from .attrs import Shape
 from .lowering import lowers
-from .registry import register
+from .registry import expose, register
 
 
 def _bto_shape(a, s):
@@ -129,3 +129,7 @@ def _broadcast_axis_onnx(ctx, node, ins):
     for ax, n in zip(norm_axes(node.parsed.axis, r, "broadcast_axis"), node.parsed.size):
         tgt[ax] = n
     return ctx.op("Expand", [ins[0], ctx.ints(tgt)])
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+expose("_npi_broadcast_to", "np.broadcast_to")

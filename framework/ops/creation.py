@@ -10,7 +10,7 @@ from ._common import F32, norm_axis, same_shape
 from .attrs import Bool, DType, Float, Int, Shape, Str
 from .amp import cast_onnx
 from .lowering import Unsupported, lowers, lowers_named
-from .registry import register
+from .registry import expose, register
 
 
 def _dt(a):
@@ -263,3 +263,11 @@ def _shape_array_onnx(ctx, node, ins):
 @lowers(size_array)
 def _size_array_onnx(ctx, node, ins):
     return ctx.op("Reshape", [ctx.op("Size", ins), ctx.ints([1])])
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+for _fn in ("zeros", "ones", "full", "full_like", "arange", "linspace", "eye", "copy"):
+    expose(f"_npi_{_fn}", f"np.{_fn}")
+expose("_contrib_arange_like", "npx.arange_like")
+expose("BlockGrad", "npx.stop_gradient(data)")
+expose("shape_array", "npx.shape_array(data, **kwargs)")

@@ -11,7 +11,7 @@ from . import _special as _sp
 from ._common import F32, BOOL, is_float, same_shape
 from .attrs import Int
 from .lowering import lowers, lowers_named
-from .registry import register
+from .registry import expose, register
 
 
 def _ret(r):
@@ -341,3 +341,27 @@ def _bitwise_not_onnx(ctx, node, ins):
     if ctx.dtype(ins[0]) == BOOL:
         return ctx.op("Not", ins)
     return ctx.op("BitwiseNot", ins)
+
+
+# -- front-ends: mxnet.numpy's unary ufuncs (np.<name>: scalars go to NumPy; `out=` honoured) -
+_NP_UNARY = {
+    "_npi_negative": ("negative",), "_npi_absolute": ("absolute", "abs", "fabs"),
+    "_npi_sign": ("sign",), "_npi_exp": ("exp",), "_npi_expm1": ("expm1",), "_npi_log": ("log",),
+    "_npi_log1p": ("log1p",), "_npi_log2": ("log2",), "_npi_log10": ("log10",),
+    "_npi_sqrt": ("sqrt",), "_npi_cbrt": ("cbrt",), "_npi_square": ("square",),
+    "_npi_reciprocal": ("reciprocal",), "_npi_sin": ("sin",), "_npi_cos": ("cos",),
+    "_npi_tan": ("tan",), "_npi_arcsin": ("arcsin",), "_npi_arccos": ("arccos",),
+    "_npi_arctan": ("arctan",), "_npi_sinh": ("sinh",), "_npi_cosh": ("cosh",),
+    "_npi_tanh": ("tanh",), "_npi_arcsinh": ("arcsinh",), "_npi_arccosh": ("arccosh",),
+    "_npi_arctanh": ("arctanh",), "_npi_degrees": ("degrees", "rad2deg"),
+    "_npi_radians": ("radians", "deg2rad"), "_npi_floor": ("floor",), "_npi_ceil": ("ceil",),
+    "_npi_trunc": ("trunc",), "_npi_fix": ("fix",), "_npi_rint": ("rint",),
+    "_npi_logical_not": ("logical_not",), "_npi_bitwise_not": ("invert", "bitwise_not"),
+    "_npi_isnan": ("isnan",), "_npi_isinf": ("isinf",), "_npi_isfinite": ("isfinite",),
+    "_npi_isposinf": ("isposinf",), "_npi_isneginf": ("isneginf",),
+}
+for _name, _fns in _NP_UNARY.items():
+    expose(_name, *(f"np.{f}:unary" for f in _fns))
+expose("_npi_around", "np.around")
+for _name in ("erf", "erfinv", "gamma", "gammaln"):
+    expose(_name, f"npx.{_name}(data, **kwargs)")

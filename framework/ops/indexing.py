@@ -9,7 +9,7 @@ from . import _epilogue
 from ._common import F32, ScalarAttr, bshape, norm_axis, result_dtype, same_shape
 from .attrs import Bool, DType, Float, Int, Shape, Str
 from .lowering import lowers
-from .registry import register
+from .registry import expose, register
 
 
 def _ret(r):
@@ -460,3 +460,13 @@ def _where_scalar2_onnx(ctx, node, ins):
 def _boolean_mask_onnx(ctx, node, ins):
     m = _bool(ctx, ctx.op("Reshape", [ins[1], ctx.ints([-1])]))
     return ctx.op("Compress", [ins[0], m], axis=node.parsed.axis)
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+expose("_npi_where", "np.where")
+expose("_npi_where_lscalar", "np.where:lscalar")    # a number for x
+expose("_npi_where_rscalar", "np.where:rscalar")    # a number for y
+expose("_npi_where_scalar2", "np.where:scalar2")    # numbers for both
+expose("_npi_boolean_mask", "np.ndarray.__getitem__:mask")   # x[bool array]
+expose("pick", "npx.pick(data, index, axis=-1, mode='clip', keepdims=False)")
+expose("gather_nd", "npx.gather_nd(data, indices)")

@@ -8,7 +8,7 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import Bool, Float, Int, Shape, Str
 from .lowering import lowers
-from .registry import register
+from .registry import expose, register
 from ._common import F32, is_float, norm_axes, result_dtype
 
 
@@ -534,3 +534,19 @@ def _tensordot_int_onnx(ctx, node, ins):
 @lowers(einsum)
 def _einsum_onnx(ctx, node, ins):
     return ctx.op("Einsum", _cast2(ctx, ins), equation=node.parsed.subscripts.replace(" ", ""))
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+for _fn in ("dot", "matmul", "einsum", "tensordot"):
+    expose(f"_npi_{_fn}", f"np.{_fn}")
+expose("_npi_tensordot_int_axes", "np.tensordot:int_axes")
+for _fn in ("cholesky", "eigh", "eigvalsh", "qr", "tensorsolve", "pinv", "matrix_rank", "svd"):
+    expose(f"_npi_{_fn}", f"np.linalg.{_fn}")
+expose("_npi_pinv_scalar_rcond", "np.linalg.pinv:scalar_rcond")
+expose("_npi_matrix_rank_none_tol", "np.linalg.matrix_rank:scalar_tol")
+for _fn in ("inv", "det", "slogdet"):
+    expose(f"_npi_{_fn}", f"np.linalg.{_fn}(a)")
+expose("_npi_solve", "np.linalg.solve(a, b)")
+expose("_npi_tensorinv", "np.linalg.tensorinv(a, ind=2)")
+expose("batch_dot", "npx.batch_dot(a, b, transpose_a=False, transpose_b=False, "
+                       "forward_stype='default')")

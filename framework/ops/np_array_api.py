@@ -11,7 +11,7 @@ import numpy as np
 
 from ..base import OperatorError
 from .attrs import Attr, Bool, DType, Float, Int, IntOrTuple, Shape, Str
-from .registry import register
+from .registry import expose, register
 from ._common import F32, I64, is_float
 from .reduce import reduced_shape
 
@@ -201,3 +201,12 @@ def unravel_index(a, x):
     """Flat indices → one coordinate array per dimension of `shape` (int64)."""
     res = np.unravel_index(x.astype(I64), a.shape, order=a.order)
     return tuple(np.asarray(r, dtype=I64) for r in res) if len(res) > 1 else np.asarray(res[0], I64)
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+for _fn in ("indices", "logspace", "pad", "percentile", "tri", "tril_indices", "unique"):
+    expose(f"_npi_{_fn}", f"np.{_fn}")
+expose("_npi_unravel_index_fallback", "np.unravel_index")
+expose("_npi_lstsq", "np.linalg.lstsq")
+expose("_npi_eig", "np.linalg.eig(a)")
+expose("_npi_eigvals", "np.linalg.eigvals(a)")

@@ -9,7 +9,7 @@ import numpy as np
 from ..base import OperatorError
 from ._common import F32, I64, norm_axis
 from .attrs import Bool, DType, Float, FloatTuple, Int, Shape, Str
-from .registry import register
+from .registry import expose, register
 
 
 def _window(name: str, fn):
@@ -310,3 +310,16 @@ def polyval(a, p, x):
     if p.ndim != 1:
         raise OperatorError(f"polyval: p must be 1-D, got shape {p.shape}")
     return np.asarray(np.polyval(p, x)).astype(np.result_type(p.dtype, x.dtype))
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+for _fn in ("bincount", "blackman", "hamming", "hanning", "cross", "delete", "diag_indices_from",
+            "diff", "ediff1d", "fill_diagonal", "interp", "polyval"):
+    expose(f"_npi_{_fn}", f"np.{_fn}")
+expose("_npi_diagflat", "np.diagflat(v, k=0)")
+expose("_npi_diagonal", "np.diagonal(a, offset=0, axis1=0, axis2=1)")
+expose("_npi_insert_scalar", "np.insert:int")       # obj an int
+expose("_npi_insert_slice", "np.insert:slice")
+expose("_npi_insert_tensor", "np.insert:array")
+expose("_npi_resize_fallback", "np.resize")
+expose("_npx_constraint_check", "npx.constraint_check(input, msg='Constraint violated.')")

@@ -11,7 +11,7 @@ from .. import random as _random
 from ..base import OperatorError
 from ._common import F32
 from .attrs import Bool, DType, Float, Shape, Str
-from .registry import register
+from .registry import expose, register
 
 # `_npi_<stem>` → (NumPy Generator method, its parameters with MXNet's defaults, the parameters
 # that must be positive (MXNet raises ValueError otherwise))
@@ -92,3 +92,11 @@ def bernoulli(a, *tensor):
         raise OperatorError(f"_npi_bernoulli: prob must be in [0, 1], got {v}")
     size = tuple(a.size) if a.size is not None else np.shape(p)
     return (_random.generator().random(size) < p).astype(a.dtype or F32)
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+for _fn in ("uniform", "normal", "logistic", "gumbel", "gamma", "exponential", "laplace",
+            "weibull", "pareto", "rayleigh"):
+    expose(f"_npi_{_fn}", f"np.random.{_fn}")
+expose("_npi_powerd", "np.random.power")
+expose("_npi_bernoulli", "npx.random.bernoulli")

@@ -9,7 +9,7 @@ from . import legacy_forms
 from ._common import BOOL, F32, I64, ScalarAttr, is_float, norm_axes, norm_axis
 from .attrs import Bool, DType, Float, Int, IntOrTuple, Shape
 from .lowering import Unsupported, lowers, lowers_named, refuse_if
-from .registry import register
+from .registry import expose, register
 
 
 def _ret(r):
@@ -556,3 +556,10 @@ def _anyall_onnx(kind: str):
 
 lowers_named("_npi_any")(_anyall_onnx("ReduceMax"))
 lowers_named("_npi_all")(_anyall_onnx("ReduceMin"))
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+for _fn in ("sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin", "cumsum",
+            "all", "any"):
+    expose(f"_npi_{_fn}", f"np.{_fn}")
+expose("_npi_norm", "np.linalg.norm")

@@ -257,3 +257,58 @@ def _ensure_loaded() -> None:
             _loading = False
         _loaded = True
 
+
+# -- front-ends ---------------------------------------------------------------------------------
+# The Python front-ends reach operators by the names they expose them under (`np.tril`,
+# `npx.relu`, `np.linalg.inv`), declared by each op family next to its entries, so that no
+# front-end spells an internal op name (MXNet's register.py derived them from op-name prefixes).
+# A spec is `<namespace>.<function>[:<role>][(<signature>)]`:
+# - a role names one of several ops a front-end function chooses among by its arguments
+#   (`np.add:binary` two arrays, `np.add:scalar` array∘number, `np.add:rscalar` number∘array)
+#   and tells the front-end which wrapper to build it with;
+# - a signature lets the front-end generate the function: parameters without a default are the
+#   op's inputs, in order, the others its attributes with their defaults (`np.tril(m, k=0)`);
+#   `**kwargs` accepts and ignores other keywords.
+_FRONT: dict[str, tuple[str, str | None]] = {}    # "np.add:scalar" -> (op name, signature)
+_PREFIXED = {"npx": "_npx_"}    # MXNet's rule for names no family declares: `_npx_foo` is npx.foo
+
+
+def expose(opname: str, *specs: str) -> None:
+    """Declare the front-end names (specs as above) operator `opname` is exposed under."""
+    for spec in specs:
+        name, _, sig = spec.partition("(")
+        if name in _FRONT:
+            raise RuntimeError(f"front-end name {name!r} exposed twice")
+        _FRONT[name] = (opname, sig[:-1] if sig else None)
+
+
+def find_front(name: str) -> OpDef | None:
+    """The operator exposed as `name` (`np.add:scalar`, `npx.relu`), or None."""
+    _ensure_loaded()
+    hit = _FRONT.get(name)
+    if hit is not None:
+        return get_op(hit[0])
+    ns, _, fn = name.rpartition(".")
+    prefixed = f"{_PREFIXED[ns]}{fn}" if ns in _PREFIXED else None
+    return _OPS.get(prefixed) if prefixed else None
+
+
+def front_op(name: str) -> OpDef:
+    """The operator behind front-end name `name`: the handle a hand-written wrapper calls."""
+    op = find_front(name)
+    if op is None:
+        raise KeyError(f"no operator is exposed as {name!r}")
+    return op
+
+
+def front_ends(namespace: str, role: str = "") -> dict[str, tuple[OpDef, str | None]]:
+    """`{function: (op, signature)}` for the names exposed in `namespace` (`np`, `np.linalg`)
+    with `role` ("" for none)."""
+    _ensure_loaded()
+    out = {}
+    for name, (opname, sig) in _FRONT.items():
+        qual, _, r = name.partition(":")
+        ns, _, fn = qual.rpartition(".")
+        if ns == namespace and r == role:
+            out[fn] = (get_op(opname), sig)
+    return out

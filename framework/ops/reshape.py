@@ -6,7 +6,7 @@ from ..base import ShapeError
 from . import legacy_forms
 from .attrs import Bool, Int, Shape, Str
 from .lowering import Unsupported, lowers
-from .registry import register
+from .registry import expose, register
 
 
 def _prod(s) -> int:
@@ -252,3 +252,8 @@ def _reshape_onnx(ctx, node, ins):
     target = ctx.reshape_target()
     allowzero = 1 if 0 in ctx.out_shape() else None
     return ctx.op("Reshape", [ins[0], target], allowzero=allowzero)
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+expose("_npx_reshape", "npx.reshape", "np.reshape")
+expose("Flatten", "npx.batch_flatten(data)")

@@ -6,7 +6,7 @@ import numpy as np
 
 from .attrs import Bool, Float, Int
 from .lowering import lowers
-from .registry import register
+from .registry import expose, register
 from ._common import ScalarAttr, same_shape
 
 
@@ -151,3 +151,7 @@ def _smooth_l1_onnx(ctx, node, ins):
 @lowers(div_sqrt_dim)
 def _div_sqrt_dim_onnx(ctx, node, ins):
     return ctx.op("Div", [ins[0], ctx.scalar(np.sqrt(ctx.shape(ins[0])[-1]), ins[0])])
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+expose("smooth_l1", "npx.smooth_l1(data, scalar=1.0)")

@@ -9,7 +9,7 @@ from . import legacy_forms
 from ._common import norm_axes, norm_axis
 from .attrs import Bool, Int, IntOrTuple, Shape
 from .lowering import lowers
-from .registry import register
+from .registry import expose, register
 
 
 def _ret(r):
@@ -503,3 +503,12 @@ def _np_concatenate_onnx(ctx, node, ins):
     else:
         axis = node.parsed.axis
     return ctx.op("Concat", xs, axis=axis)
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+for _fn in ("transpose", "moveaxis", "squeeze", "flip", "roll"):
+    expose(f"_npi_{_fn}", f"np.{_fn}")
+expose("_npi_repeats", "np.repeat")
+expose("SwapAxis", "np.swapaxes")
+expose("_npi_concatenate", "np.concatenate:flat")     # axis=None
+expose("_npi_rot90", "np.rot90(m, k=1, axes=(0, 1))")

@@ -9,7 +9,7 @@ from ._nnutil import CF, OptBool, prod
 from .activation import sigmoid
 from .attrs import Bool, DType, Int, Str
 from .lowering import lowers, lowers_named, refuse_if
-from .registry import register
+from .registry import expose, register
 
 
 def _same(a, s):
@@ -259,3 +259,8 @@ def _regression_output_onnx(ctx, node, ins):
 @lowers(logistic_regression_output)
 def _logistic_output_onnx(ctx, node, ins):
     return ctx.op("Sigmoid", [ins[0]])
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+for _name in ("masked_softmax", "masked_log_softmax"):
+    expose(_name, f"npx.{_name}(data, mask, axis=-1, temperature=1.0, normalize=True)")

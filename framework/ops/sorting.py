@@ -6,7 +6,7 @@ import numpy as np
 from ..base import OperatorError
 from .attrs import Bool, DType, Int, Str
 from .lowering import lowers
-from .registry import register
+from .registry import expose, register
 from ._common import F32, I64, norm_axis
 
 
@@ -202,3 +202,11 @@ def _trilu_onnx(upper: int):
 
 lowers(tril)(_trilu_onnx(0))
 lowers(triu)(_trilu_onnx(1))
+
+
+# -- front-ends: the names framework.np / npx expose these operators under ---------------------
+expose("_npi_nonzero", "np.nonzero")
+expose("_npx_nonzero", "npx.nonzero(a)")
+expose("_npi_trace", "np.trace")
+for _fn in ("diag", "tril", "triu"):
+    expose(f"_npi_{_fn}", f"np.{_fn}(" + ("v" if _fn == "diag" else "m") + ", k=0)")

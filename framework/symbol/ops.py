@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ..ops.registry import OpDef, get_op
+from ..ops.registry import OpDef, front_op, get_op
 from .graph import Node, Symbol, var
 
 _counters: dict[str, itertools.count] = {}
@@ -48,16 +48,12 @@ def compose(op: OpDef | str, inputs: list, attrs: dict[str, Any] | None = None,
 
 
 def binary(kind: str, lhs, rhs) -> Symbol:
-    """Arithmetic between symbols and scalars (MXNet 1.x symbol names)."""
-    names = {"add": ("elemwise_add", "_plus_scalar", "_plus_scalar"),
-             "subtract": ("elemwise_sub", "_minus_scalar", "_rminus_scalar"),
-             "multiply": ("elemwise_mul", "_mul_scalar", "_mul_scalar"),
-             "true_divide": ("elemwise_div", "_div_scalar", "_rdiv_scalar")}[kind]
+    """Arithmetic between symbols and scalars (the ops exposed as `sym.<kind>`: MXNet 1.x's)."""
     if isinstance(lhs, Symbol) and isinstance(rhs, Symbol):
-        return compose(names[0], [lhs, rhs])
+        return compose(front_op(f"sym.{kind}:binary"), [lhs, rhs])
     if isinstance(lhs, Symbol):
-        return compose(names[1], [lhs], {"scalar": float(rhs)})
-    return compose(names[2], [rhs], {"scalar": float(lhs)})
+        return compose(front_op(f"sym.{kind}:scalar"), [lhs], {"scalar": float(rhs)})
+    return compose(front_op(f"sym.{kind}:rscalar"), [rhs], {"scalar": float(lhs)})
 
 
 def make_symbol_function(opname: str):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ... import initializer
 from ...dispatch import invoke
+from ...frontend import op as _op
 from ..hybrid_block import HybridBlock
 from ..parameter import Parameter
 
@@ -81,11 +82,11 @@ class Swish(HybridBlock):
         self._beta = beta
 
     def forward(self, x):
-        return x * invoke("_npx_sigmoid", [self._beta * x])
+        return x * invoke(_op("npx.sigmoid"), [self._beta * x])
 
 
 class SiLU(HybridBlock):
     """`x * sigmoid(x)` (Swish with beta = 1)."""
 
     def forward(self, x):
-        return x * invoke("_npx_sigmoid", [x])
+        return x * invoke(_op("npx.sigmoid"), [x])
