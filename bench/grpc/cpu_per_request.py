@@ -1,0 +1,91 @@
+#!/usr/bin/env python
+"""Server CPU time per request, gRPC vs HTTP binary, on the demo MLP — the figure a shared
+machine cannot spoil the way it spoils throughput.
+
+    python bench/grpc/cpu_per_request.py [--requests 4000] [--rounds 3] [--concurrency 4]
+
+One hybridserve (1 worker, gRPC on) serves model_store/mlp; bench/grpc/oip_load.py sends a
+fixed number of ModelInfer calls (raw tensors) or binary-tensor POSTs, transports interleaved
+per round; the server's utime+stime (/proc/<pid>/stat, every thread and child) before and
+after, minus what it burns idle over the same wall time, divided by the count. Prints the
+median µs/request per transport; nothing is asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench" / "server"))
+sys.path.insert(0, str(HERE))
+
+from oip_load import run as load                                   # noqa: E402
+from servers import cpu_ticks, hybridserve, loadavg, stop_all     # noqa: E402
+
+TICK_US = 1e6 / os.sysconf("SC_CLK_TCK")
+
+
+def idle_rate(pids, seconds: float = 1.0) -> float:
+    """Server CPU ticks per wall second with no request in flight (timers, pollers)."""
+    t0, c0 = time.perf_counter(), cpu_ticks(pids)
+    time.sleep(seconds)
+    return (cpu_ticks(pids) - c0) / (time.perf_counter() - t0)
+
+
+def measure(pids, url: str, http: bool, n: int, conc: int, idle: float) -> float:
+    x = np.random.default_rng(0).standard_normal((1, 512)).astype(np.float32)
+    c0 = cpu_ticks(pids)
+    r = asyncio.run(load(url, "mlp", "data", x, "FP32", conc, None, n, http))
+    ticks = cpu_ticks(pids) - c0 - idle * r["seconds"]
+    if r["errors"]:
+        raise RuntimeError(f"{'http' if http else 'grpc'}: {r['errors'][:2]}")
+    return ticks * TICK_US / r["requests"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--requests", type=int, default=4000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--concurrency", type=int, default=4)
+    a = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="hs-grpc-cpu-"))
+    shutil.copytree(ROOT / "model_store" / "mlp", tmp / "store" / "mlp",
+                    ignore=shutil.ignore_patterns(".*"))
+    srv = hybridserve("hs", 1, tmp / "store", tmp, {})
+    got: dict[str, list[float]] = {"grpc": [], "http": []}
+    try:
+        srv.start()
+        srv.wait_ready(300)
+        pids = srv.pids()
+        urls = {"grpc": f"127.0.0.1:{srv.grpc_port}", "http": f"127.0.0.1:{srv.port}"}
+        load0 = loadavg()
+        for _ in range(a.rounds):
+            idle = idle_rate(pids)
+            for proto in ("grpc", "http"):
+                got[proto].append(measure(pids, urls[proto], proto == "http", a.requests,
+                                          a.concurrency, idle))
+        load1 = loadavg()
+    finally:
+        stop_all()
+        shutil.rmtree(tmp, ignore_errors=True)
+    g, h = statistics.median(got["grpc"]), statistics.median(got["http"])
+    print(f"MLP c={a.concurrency}, {a.requests} requests x {a.rounds} rounds, 1 worker; "
+          f"load average {load0:.1f} -> {load1:.1f}")
+    print(f"server CPU µs/request: gRPC {g:.0f} {[round(v) for v in got['grpc']]}, "
+          f"HTTP binary {h:.0f} {[round(v) for v in got['http']]}, gRPC/HTTP {g / h:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
