@@ -3,12 +3,15 @@
 machine cannot spoil the way it spoils throughput.
 
     python bench/grpc/cpu_per_request.py [--requests 4000] [--rounds 3] [--concurrency 4]
+                                         [--baseline GIT_REF]
 
 One hybridserve (1 worker, gRPC on) serves model_store/mlp; bench/grpc/oip_load.py sends a
 fixed number of ModelInfer calls (raw tensors) or binary-tensor POSTs, transports interleaved
 per round; the server's utime+stime (/proc/<pid>/stat, every thread and child) before and
 after, minus what it burns idle over the same wall time, divided by the count. Prints the
-median µs/request per transport; nothing is asserted.
+median µs/request per transport; nothing is asserted. `--baseline REF` also serves the tree of
+a git ref (`git archive` into a temporary folder, same venv) and interleaves the two servers
+in every round: a before/after on a shared machine, where load drifts between runs.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ import asyncio
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -53,37 +57,56 @@ def measure(pids, url: str, http: bool, n: int, conc: int, idle: float) -> float
     return ticks * TICK_US / r["requests"]
 
 
+def export(ref: str, dest: Path) -> Path:
+    dest.mkdir(parents=True)
+    tar = subprocess.run(["git", "-C", str(ROOT), "archive", ref], check=True,
+                         capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=tar, check=True)
+    return dest
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=4000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--concurrency", type=int, default=4)
+    ap.add_argument("--baseline", metavar="GIT_REF", help="also serve this ref's tree")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="hs-grpc-cpu-"))
     shutil.copytree(ROOT / "model_store" / "mlp", tmp / "store" / "mlp",
                     ignore=shutil.ignore_patterns(".*"))
-    srv = hybridserve("hs", 1, tmp / "store", tmp, {})
-    got: dict[str, list[float]] = {"grpc": [], "http": []}
+    servers = {"this tree": hybridserve("hs", 1, tmp / "store", tmp, {})}
+    if a.baseline:
+        src = export(a.baseline, tmp / "baseline")
+        base = hybridserve("base", 1, tmp / "store", tmp, {"PYTHONPATH": str(src)})
+        base.cwd = src
+        servers = {a.baseline: base, **servers}
+    got = {(k, p): [] for k in servers for p in ("grpc", "http")}
     try:
-        srv.start()
-        srv.wait_ready(300)
-        pids = srv.pids()
-        urls = {"grpc": f"127.0.0.1:{srv.grpc_port}", "http": f"127.0.0.1:{srv.port}"}
+        for srv in servers.values():
+            srv.start()
+        for srv in servers.values():
+            srv.wait_ready(300)
         load0 = loadavg()
         for _ in range(a.rounds):
-            idle = idle_rate(pids)
-            for proto in ("grpc", "http"):
-                got[proto].append(measure(pids, urls[proto], proto == "http", a.requests,
-                                          a.concurrency, idle))
+            for key, srv in servers.items():
+                pids = srv.pids()
+                idle = idle_rate(pids)
+                for proto, port in (("grpc", srv.grpc_port), ("http", srv.port)):
+                    got[key, proto].append(measure(pids, f"127.0.0.1:{port}", proto == "http",
+                                                   a.requests, a.concurrency, idle))
         load1 = loadavg()
     finally:
         stop_all()
         shutil.rmtree(tmp, ignore_errors=True)
-    g, h = statistics.median(got["grpc"]), statistics.median(got["http"])
     print(f"MLP c={a.concurrency}, {a.requests} requests x {a.rounds} rounds, 1 worker; "
-          f"load average {load0:.1f} -> {load1:.1f}")
-    print(f"server CPU µs/request: gRPC {g:.0f} {[round(v) for v in got['grpc']]}, "
-          f"HTTP binary {h:.0f} {[round(v) for v in got['http']]}, gRPC/HTTP {g / h:.2f}")
+          f"load average {load0:.1f} -> {load1:.1f}\n")
+    print("| server | gRPC µs/req | HTTP binary µs/req | gRPC / HTTP | rounds (gRPC; HTTP) |")
+    print("|---|---:|---:|---:|---|")
+    for key in servers:
+        g, h = (statistics.median(got[key, p]) for p in ("grpc", "http"))
+        print(f"| {key} | {g:.0f} | {h:.0f} | {g / h:.2f} | "
+              f"{[round(v) for v in got[key, 'grpc']]}; {[round(v) for v in got[key, 'http']]} |")
     return 0
 
 

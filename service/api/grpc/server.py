@@ -33,7 +33,9 @@ def options(settings: Settings) -> list[tuple[str, int]]:
             ("grpc.max_send_message_length", -1),
             # one worker: a busy port must fail, not be shared silently with whoever holds it;
             # several workers share the port as uvicorn's workers share HTTP's
-            ("grpc.so_reuseport", 1 if settings.workers > 1 else 0)]
+            ("grpc.so_reuseport", 1 if settings.workers > 1 else 0),
+            # channelz keeps per-call counters and traces no one here reads
+            ("grpc.enable_channelz", 0)]
 
 
 def _credentials(settings: Settings) -> grpc.ServerCredentials | None:
@@ -48,8 +50,14 @@ def _credentials(settings: Settings) -> grpc.ServerCredentials | None:
 
 
 def _unary(method, cls):
+    parse = cls.FromString
+
     async def handler(raw: bytes, context):
-        return await method(await _parse(cls, raw, context), context)
+        try:
+            msg = parse(raw)
+        except DecodeError as e:
+            await _malformed(cls, e, context)
+        return await method(msg, context)
     return handler
 
 
@@ -68,8 +76,12 @@ async def _parse(cls, raw: bytes, context):
     try:
         return cls.FromString(raw)
     except DecodeError as e:
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                            f"malformed {cls.DESCRIPTOR.name} protobuf: {e}")
+        await _malformed(cls, e, context)
+
+
+async def _malformed(cls, e: DecodeError, context):
+    await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                        f"malformed {cls.DESCRIPTOR.name} protobuf: {e}")
 
 
 def service_handler(servicer: InferenceServicer) -> grpc.GenericRpcHandler:
