@@ -41,7 +41,8 @@ def infer_request(model: str, name: str, x: np.ndarray, datatype: str) -> pb.Mod
 
 def check_grpc(raw: bytes) -> tuple[int, ...]:
     resp = pb.ModelInferResponse.FromString(raw)
-    if not resp.outputs or len(resp.raw_output_contents) != len(resp.outputs):
+    if not resp.outputs or (len(resp.raw_output_contents) != len(resp.outputs)
+                            and not resp.outputs[0].HasField("contents")):
         raise RuntimeError(f"unexpected answer: {resp}"[:500])
     return tuple(resp.outputs[0].shape)
 

@@ -6,11 +6,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv="${HYBRIDSERVE_MLSERVER_VENV:-.venv-mlserver}"
-if [ -x "$venv/bin/mlserver" ] && "$venv/bin/python" -c "import mlserver, mxnet" 2>/dev/null; then
+if [ -x "$venv/bin/mlserver" ] && "$venv/bin/python" -c "import mlserver, mxnet, uvloop
+assert tuple(map(int, uvloop.__version__.split('.')[:2])) < (0, 22)" 2>/dev/null; then
   echo "setup_mlserver: $venv ready"; exit 0
 fi
 py="$(command -v python3.11 || command -v python3)"
 "$py" -m venv "$venv"
-"$venv/bin/pip" install -q "mlserver==1.7.1" "mxnet==1.9.1" "numpy==1.23.5"
+# uvloop < 0.22: from 0.22 its get_event_loop() raises outside a running loop, and
+# MLServer 1.7.1's parallel inference worker calls it at start (the worker dies, no model loads)
+"$venv/bin/pip" install -q "mlserver==1.7.1" "mxnet==1.9.1" "numpy==1.23.5" "uvloop<0.22"
 "$venv/bin/python" -c "import mlserver, mxnet, numpy; print('mlserver', mlserver.__version__, 'mxnet', mxnet.__version__, 'numpy', numpy.__version__)"
 echo "setup_mlserver: $venv ready"
