@@ -3,7 +3,7 @@
 machine cannot spoil the way it spoils throughput.
 
     python bench/grpc/cpu_per_request.py [--requests 4000] [--rounds 3] [--concurrency 4]
-                                         [--baseline GIT_REF]
+                                         [--baseline GIT_REF] [--floor]
 
 One hybridserve (1 worker, gRPC on) serves model_store/mlp; bench/grpc/oip_load.py sends a
 fixed number of ModelInfer calls (raw tensors) or binary-tensor POSTs, transports interleaved
@@ -12,6 +12,8 @@ after, minus what it burns idle over the same wall time, divided by the count. P
 median µs/request per transport; nothing is asserted. `--baseline REF` also serves the tree of
 a git ref (`git archive` into a temporary folder, same venv) and interleaves the two servers
 in every round: a before/after on a shared machine, where load drifts between runs.
+`--floor` adds bench/grpc/grpc_echo.py (a bare grpc.aio server answering a fixed response):
+what grpcio itself costs per call, below which no change of ours can go.
 """
 from __future__ import annotations
 
@@ -35,7 +37,8 @@ sys.path.insert(0, str(ROOT / "bench" / "server"))
 sys.path.insert(0, str(HERE))
 
 from oip_load import run as load                                   # noqa: E402
-from servers import cpu_ticks, hybridserve, loadavg, stop_all     # noqa: E402
+from servers import (Server, cpu_ticks, free_port, hybridserve, loadavg,   # noqa: E402
+                     project_python, stop_all)
 
 TICK_US = 1e6 / os.sysconf("SC_CLK_TCK")
 
@@ -71,6 +74,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--concurrency", type=int, default=4)
     ap.add_argument("--baseline", metavar="GIT_REF", help="also serve this ref's tree")
+    ap.add_argument("--floor", action="store_true", help="also a bare grpc.aio echo server")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="hs-grpc-cpu-"))
     shutil.copytree(ROOT / "model_store" / "mlp", tmp / "store" / "mlp",
@@ -81,12 +85,20 @@ def main() -> int:
         base = hybridserve("base", 1, tmp / "store", tmp, {"PYTHONPATH": str(src)})
         base.cwd = src
         servers = {a.baseline: base, **servers}
-    got = {(k, p): [] for k in servers for p in ("grpc", "http")}
+    echo = None
+    if a.floor:
+        port = free_port()
+        echo = Server("echo", "grpc.aio echo", [project_python(), str(HERE / "grpc_echo.py"),
+                      str(port)], port, log_path=tmp / "echo.log", grpc_port=port)
+    got = {(k, p): [] for k in [*servers, "grpc.aio echo floor"] for p in ("grpc", "http")}
     try:
         for srv in servers.values():
             srv.start()
+        if echo is not None:
+            echo.start()
         for srv in servers.values():
             srv.wait_ready(300)
+        time.sleep(1)                   # the echo server: no HTTP to poll
         load0 = loadavg()
         for _ in range(a.rounds):
             for key, srv in servers.items():
@@ -95,6 +107,11 @@ def main() -> int:
                 for proto, port in (("grpc", srv.grpc_port), ("http", srv.port)):
                     got[key, proto].append(measure(pids, f"127.0.0.1:{port}", proto == "http",
                                                    a.requests, a.concurrency, idle))
+            if echo is not None:
+                pids = echo.pids()
+                got["grpc.aio echo floor", "grpc"].append(measure(
+                    pids, f"127.0.0.1:{echo.port}", False, a.requests, a.concurrency,
+                    idle_rate(pids)))
         load1 = loadavg()
     finally:
         stop_all()
@@ -107,6 +124,10 @@ def main() -> int:
         g, h = (statistics.median(got[key, p]) for p in ("grpc", "http"))
         print(f"| {key} | {g:.0f} | {h:.0f} | {g / h:.2f} | "
               f"{[round(v) for v in got[key, 'grpc']]}; {[round(v) for v in got[key, 'http']]} |")
+    if echo is not None:
+        g = got["grpc.aio echo floor", "grpc"]
+        print(f"| grpc.aio echo floor (no model) | {statistics.median(g):.0f} | — | — | "
+              f"{[round(v) for v in g]} |")
     return 0
 
 
