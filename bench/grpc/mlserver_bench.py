@@ -14,7 +14,9 @@ bench/grpc/mlserver_runtime
 worker, no adaptive batching). bench/grpc/oip_load.py sends the same serialized ModelInfer
 (raw FP32 1x512) to both at the given concurrency for a fixed time, servers interleaved per
 round; one request to each first checks that the two answer the same numbers. Prints the
-median req/s and the ratio (issue 28's target: hybridserve >= 2x MLServer); nothing asserted.
+median req/s, the ratio (issue 28's target: hybridserve >= 2x MLServer) and each server's CPU
+time per request (every process it started: MLServer's inference workers too; on a shared
+machine the steadier figure); nothing asserted.
 perf_analyzer cannot drive MLServer: it asks for Triton's ModelConfig, which MLServer lacks.
 """
 from __future__ import annotations
@@ -38,7 +40,9 @@ sys.path.insert(0, str(ROOT / "bench" / "server"))
 sys.path.insert(0, str(HERE))
 
 from oip_load import METHOD, infer_request, run as load                     # noqa: E402
-from servers import Server, free_port, hybridserve, loadavg, stop_all      # noqa: E402
+from cpu_per_request import TICK_US                                        # noqa: E402
+from servers import (Server, cpu_ticks, free_port, hybridserve, loadavg,  # noqa: E402
+                     stop_all)
 from workload import export_models                                         # noqa: E402
 from service.api.grpc.pb import grpc_service_pb2 as pb                     # noqa: E402
 
@@ -94,6 +98,7 @@ def main() -> int:
                "MLServer 1.7.1": mlserver(tmp, tmp / "store" / "mlp" / "1",
                                           a.mlserver_workers)}
     got: dict[str, list[float]] = {k: [] for k in servers}
+    cpu: dict[str, list[float]] = {k: [] for k in servers}
     x = np.random.default_rng(0).standard_normal((1, 512)).astype(np.float32)
     try:
         for s in servers.values():
@@ -107,11 +112,14 @@ def main() -> int:
         load0 = loadavg()
         for _ in range(a.rounds):
             for k, url in urls.items():
+                pids = servers[k].pids()
+                c0 = cpu_ticks(pids)
                 r = asyncio.run(load(url, "mlp", "data", x, "FP32", a.concurrency, a.seconds,
                                      None, False))
                 if r["errors"]:
                     raise RuntimeError(f"{k}: {r['errors'][:2]}")
                 got[k].append(r["rps"])
+                cpu[k].append((cpu_ticks(pids) - c0) * TICK_US / max(r["requests"], 1))
         load1 = loadavg()
     except Exception:
         for s in servers.values():
@@ -124,9 +132,10 @@ def main() -> int:
     print(f"MLP (raw FP32 1x512) over gRPC ModelInfer, bench/grpc/oip_load.py c="
           f"{a.concurrency}, {a.rounds} rounds x {a.seconds:.0f} s, median; outputs agree; "
           f"load average {load0:.1f} -> {load1:.1f}\n")
-    print("| server | req/s | rounds |\n|---|---:|---|")
+    print("| server | req/s | rounds | server CPU µs/request |\n|---|---:|---|---:|")
     for k, v in got.items():
-        print(f"| {servers[k].label} | {statistics.median(v):.0f} | {[round(r) for r in v]} |")
+        print(f"| {servers[k].label} | {statistics.median(v):.0f} | {[round(r) for r in v]} | "
+              f"{statistics.median(cpu[k]):.0f} |")
     print(f"\nhybridserve / MLServer: {hs / ml:.2f}x (target >= 2x)")
     return 0
 
