@@ -88,10 +88,13 @@ def decode_request(msg: pb.ModelInferRequest, max_elements: int) -> InferRequest
         raise BadRequest(f"raw_input_contents holds {len(raw)} buffers for {len(tensors)} "
                          "inputs: send every input raw, or none")
     inputs: list[InferInput] = []
+    seen: set[str] | None = set() if len(tensors) > 1 else None
     for k, t in enumerate(tensors):
         name = t.name
-        if k and any(i.name == name for i in inputs):
-            raise BadRequest(f"input '{name}' appears more than once")
+        if seen is not None:
+            if name in seen:
+                raise BadRequest(f"input '{name}' appears more than once")
+            seen.add(name)
         shape = check_shape(name, list(t.shape), max_elements)
         params = t.parameters
         if params and "shared_memory_region" in params:
