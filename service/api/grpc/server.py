@@ -84,7 +84,7 @@ async def _malformed(cls, e: DecodeError, context):
                         f"malformed {cls.DESCRIPTOR.name} protobuf: {e}")
 
 
-def service_handler(servicer: InferenceServicer) -> grpc.GenericRpcHandler:
+def method_handlers(servicer: InferenceServicer) -> dict[str, grpc.RpcMethodHandler]:
     """The service's RPCs with requests parsed by us, not by grpcio: a malformed protobuf is
     INVALID_ARGUMENT with a message (grpcio's own parse failure is a bare INTERNAL)."""
     handlers = {}
@@ -97,7 +97,7 @@ def service_handler(servicer: InferenceServicer) -> grpc.GenericRpcHandler:
         else:
             handlers[m.name] = grpc.unary_unary_rpc_method_handler(
                 _unary(method, req), response_serializer=resp.SerializeToString)
-    return grpc.method_handlers_generic_handler(SERVICE, handlers)
+    return handlers
 
 
 class GrpcServer:
@@ -111,7 +111,11 @@ class GrpcServer:
     async def start(self) -> None:
         s = self.settings
         server = grpc.aio.server(options=options(s))
-        server.add_generic_rpc_handlers((service_handler(InferenceServicer(self.core)),))
+        handlers = method_handlers(InferenceServicer(self.core))
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+        # as grpcio's generated code does: the core matches these paths itself, ahead of the
+        # generic handlers' per-call lookup in Python
+        server.add_registered_method_handlers(SERVICE, handlers)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         if s.grpc_reflection:
             from grpc_reflection.v1alpha import reflection
