@@ -2,6 +2,7 @@
 """gRPC vs HTTP binary throughput of one hybridserve, side by side, same client.
 
     python bench/grpc/grpc_bench.py [--seconds 3] [--rounds 2] [--client perf_analyzer|python]
+                                    [--only mlp|resnet18]
 
 Serves the demo MLP (model_store/mlp: 512-256-128-2, dynamic batching) and ResNet-18 v1
 (hybridserve's model zoo, seeded weights, FP32 1x3x224x224 tensors, no batching) from one
@@ -40,11 +41,13 @@ PERF = ROOT / "bench" / "grpc" / "perf_analyzer.sh"
 CASES = [("mlp", (1, 512), 4), ("resnet18", (1, 3, 224, 224), 2)]
 
 
-def build_store(root: Path) -> Path:
+def build_store(root: Path, resnet: bool = True) -> Path:
     import framework as mx
     from framework.gluon.model_zoo.vision import resnet18_v1
     shutil.copytree(ROOT / "model_store" / "mlp", root / "mlp",
                     ignore=shutil.ignore_patterns(".*"))
+    if not resnet:
+        return root
     mx.random.seed(0)
     net = resnet18_v1()
     net.initialize(mx.init.Xavier())
@@ -111,13 +114,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=3.0, help="measurement window per case")
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--only", choices=[c[0] for c in CASES], help="one model (quicker)")
     ap.add_argument("--client", choices=("perf_analyzer", "python"),
                     default="perf_analyzer" if (ROOT / ".venv-perf" / "bin" / "perf_analyzer")
                     .exists() else "python")
     args = ap.parse_args()
+    cases = [c for c in CASES if args.only in (None, c[0])]
     run = perf_analyzer if args.client == "perf_analyzer" else python_client
     tmp = Path(tempfile.mkdtemp(prefix="hs-grpc-bench-"))
-    srv = hybridserve("hs", 1, build_store(tmp / "store"), tmp, {})
+    store = build_store(tmp / "store", resnet=any(c[0] == "resnet18" for c in cases))
+    srv = hybridserve("hs", 1, store, tmp, {})
     results: dict[tuple, list[float]] = {}
     try:
         srv.start()
@@ -125,7 +131,7 @@ def main() -> int:
         urls = {"grpc": f"127.0.0.1:{srv.grpc_port}", "http": f"127.0.0.1:{srv.port}"}
         load0 = loadavg()
         for _ in range(args.rounds):
-            for model, shape, conc in CASES:
+            for model, shape, conc in cases:
                 for proto in ("grpc", "http"):
                     rps = run(model, shape, conc, proto, urls[proto], args.seconds)
                     results.setdefault((model, conc, proto), []).append(rps)
@@ -135,7 +141,7 @@ def main() -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     lines = ["| model | concurrency | gRPC req/s | HTTP binary req/s | gRPC / HTTP |",
              "|---|---|---|---|---|"]
-    for model, _, conc in CASES:
+    for model, _, conc in cases:
         g = statistics.median(results[(model, conc, "grpc")])
         h = statistics.median(results[(model, conc, "http")])
         lines.append(f"| {model} | {conc} | {g:.0f} | {h:.0f} | {g / h:.2f}x |")

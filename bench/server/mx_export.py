@@ -42,6 +42,7 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("--mlp-weights", required=True)
     ap.add_argument("--seed", type=int, default=20240501)
+    ap.add_argument("--only", choices=["mlp"], help="export only the MLP")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     import mxnet as mx
@@ -64,6 +65,9 @@ def main():
         layer.bias.set_data(mx.nd.array(w[f"b{k}"]))
     report["mlp"] = export(mlp, rs.standard_normal((1, 512)).astype("float32"),
                           args.outdir, "mlp")
+    if args.only == "mlp":
+        print(json.dumps(report))
+        return
 
     mx.random.seed(args.seed)
     for name, make in (("resnet18_v1", vision.resnet18_v1),

@@ -29,10 +29,11 @@ RESNET_CONFIG = {
 }
 
 
-def export_models(tmp: Path) -> dict:
-    """MXNet 1.9.1 exports of the demo MLP (its own weights) and ResNet-18 into tmp/export."""
-    if not MX_PY.exists():
-        raise SystemExit(f"no MXNet 1.9.1 venv at {MX_PY.parent.parent}: build it with "
+def export_models(tmp: Path, mx_python: Path = MX_PY, only: str | None = None) -> dict:
+    """MXNet 1.9.1 exports of the demo MLP (its own weights), ResNet-18 and MobileNet (or only
+    the one named) into tmp/export, by `mx_python` (a Python with mxnet==1.9.1)."""
+    if not mx_python.exists():
+        raise SystemExit(f"no MXNet 1.9.1 venv at {mx_python.parent.parent}: build it with "
                          "`make interop` (tests/interop) first")
     weights = tmp / "mlp-weights.npz"
     code = ("import sys, numpy as np\n"
@@ -42,9 +43,9 @@ def export_models(tmp: Path) -> dict:
             " for k, v in p.items()})\n")
     subprocess.run([project_python(), "-c", code, str(source_dir() / "model_store/mlp/1/mlp-0000.params"),
                     str(weights)], cwd=source_dir(), check=True, timeout=120)
-    out = subprocess.run([str(MX_PY), str(HERE / "mx_export.py"), str(tmp / "export"),
-                          "--mlp-weights", str(weights)], capture_output=True, text=True,
-                         check=True, timeout=600)
+    out = subprocess.run([str(mx_python), str(HERE / "mx_export.py"), str(tmp / "export"),
+                          "--mlp-weights", str(weights)] + (["--only", only] if only else []),
+                         capture_output=True, text=True, check=True, timeout=600)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

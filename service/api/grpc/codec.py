@@ -76,22 +76,28 @@ def _typed(name: str, datatype: str, shape: tuple[int, ...], contents) -> np.nda
 
 
 def decode_request(msg: pb.ModelInferRequest, max_elements: int) -> InferRequest:
-    """ModelInferRequest → InferRequest (inputs as arrays, requested outputs, parameters)."""
-    if not msg.inputs:
+    """ModelInferRequest → InferRequest (inputs as arrays, requested outputs, parameters).
+
+    Per request on the event loop: each protobuf field read builds a wrapper, so every field
+    is read once and empty maps are skipped by their length."""
+    tensors = msg.inputs
+    if not tensors:
         raise BadRequest("request must have at least one input")
     raw = msg.raw_input_contents
-    if raw and len(raw) != len(msg.inputs):
-        raise BadRequest(f"raw_input_contents holds {len(raw)} buffers for {len(msg.inputs)} "
+    if raw and len(raw) != len(tensors):
+        raise BadRequest(f"raw_input_contents holds {len(raw)} buffers for {len(tensors)} "
                          "inputs: send every input raw, or none")
     inputs: list[InferInput] = []
-    seen: set[str] = set()
-    for k, t in enumerate(msg.inputs):
+    seen: set[str] | None = set() if len(tensors) > 1 else None
+    for k, t in enumerate(tensors):
         name = t.name
-        if name in seen:
-            raise BadRequest(f"input '{name}' appears more than once")
-        seen.add(name)
+        if seen is not None:
+            if name in seen:
+                raise BadRequest(f"input '{name}' appears more than once")
+            seen.add(name)
         shape = check_shape(name, list(t.shape), max_elements)
-        if "shared_memory_region" in t.parameters:
+        params = t.parameters
+        if params and "shared_memory_region" in params:
             raise BadRequest("shared-memory inputs are not supported by this server")
         if raw:
             if t.HasField("contents"):
@@ -112,13 +118,27 @@ def decode_request(msg: pb.ModelInferRequest, max_elements: int) -> InferRequest
                 raise BadRequest(f"output '{o.name}': classification must be a non-negative "
                                  "integer")
             outputs.append(RequestedOutput(o.name, None, cls))
-    return InferRequest(msg.id or None, inputs, outputs, params_dict(msg.parameters))
+    params = msg.parameters
+    return InferRequest(msg.id or None, inputs, outputs, params_dict(params) if params else {})
+
+
+def _untyped(outputs: Iterable[OutputTensor]) -> bool:
+    return any(o.datatype not in CONTENTS_FIELD for o in outputs)
 
 
 def wants_raw(msg: pb.ModelInferRequest, outputs: Iterable[OutputTensor]) -> bool:
     """Raw outputs when the client sent raw inputs, or when an output has no typed form."""
-    return bool(msg.raw_input_contents) or any(o.datatype not in CONTENTS_FIELD
-                                               for o in outputs)
+    return bool(msg.raw_input_contents) or _untyped(outputs)
+
+
+def encode_raw(r: InferResponse) -> pb.ModelInferResponse:
+    """The answer to raw inputs: raw outputs."""
+    return encode_response(r, True)
+
+
+def encode_typed(r: InferResponse) -> pb.ModelInferResponse:
+    """The answer to typed inputs: typed outputs, unless an output has no typed form."""
+    return encode_response(r, _untyped(r.outputs))
 
 
 def encode_response(r: InferResponse, raw: bool) -> pb.ModelInferResponse:

@@ -33,7 +33,9 @@ def options(settings: Settings) -> list[tuple[str, int]]:
             ("grpc.max_send_message_length", -1),
             # one worker: a busy port must fail, not be shared silently with whoever holds it;
             # several workers share the port as uvicorn's workers share HTTP's
-            ("grpc.so_reuseport", 1 if settings.workers > 1 else 0)]
+            ("grpc.so_reuseport", 1 if settings.workers > 1 else 0),
+            # channelz keeps per-call counters and traces no one here reads
+            ("grpc.enable_channelz", 0)]
 
 
 def _credentials(settings: Settings) -> grpc.ServerCredentials | None:
@@ -48,8 +50,14 @@ def _credentials(settings: Settings) -> grpc.ServerCredentials | None:
 
 
 def _unary(method, cls):
+    parse = cls.FromString
+
     async def handler(raw: bytes, context):
-        return await method(await _parse(cls, raw, context), context)
+        try:
+            msg = parse(raw)
+        except DecodeError as e:
+            await _malformed(cls, e, context)
+        return await method(msg, context)
     return handler
 
 
@@ -68,11 +76,15 @@ async def _parse(cls, raw: bytes, context):
     try:
         return cls.FromString(raw)
     except DecodeError as e:
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                            f"malformed {cls.DESCRIPTOR.name} protobuf: {e}")
+        await _malformed(cls, e, context)
 
 
-def service_handler(servicer: InferenceServicer) -> grpc.GenericRpcHandler:
+async def _malformed(cls, e: DecodeError, context):
+    await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                        f"malformed {cls.DESCRIPTOR.name} protobuf: {e}")
+
+
+def method_handlers(servicer: InferenceServicer) -> dict[str, grpc.RpcMethodHandler]:
     """The service's RPCs with requests parsed by us, not by grpcio: a malformed protobuf is
     INVALID_ARGUMENT with a message (grpcio's own parse failure is a bare INTERNAL)."""
     handlers = {}
@@ -85,7 +97,7 @@ def service_handler(servicer: InferenceServicer) -> grpc.GenericRpcHandler:
         else:
             handlers[m.name] = grpc.unary_unary_rpc_method_handler(
                 _unary(method, req), response_serializer=resp.SerializeToString)
-    return grpc.method_handlers_generic_handler(SERVICE, handlers)
+    return handlers
 
 
 class GrpcServer:
@@ -99,7 +111,11 @@ class GrpcServer:
     async def start(self) -> None:
         s = self.settings
         server = grpc.aio.server(options=options(s))
-        server.add_generic_rpc_handlers((service_handler(InferenceServicer(self.core)),))
+        handlers = method_handlers(InferenceServicer(self.core))
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+        # as grpcio's generated code does: the core matches these paths itself, ahead of the
+        # generic handlers' per-call lookup in Python
+        server.add_registered_method_handlers(SERVICE, handlers)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         if s.grpc_reflection:
             from grpc_reflection.v1alpha import reflection
