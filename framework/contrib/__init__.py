@@ -1,2 +1,4 @@
-"""MXNet's `mxnet.contrib`: INT8 quantization (`contrib.quantization.quantize_net`)."""
+"""MXNet's `mxnet.contrib`: INT8 quantization (`contrib.quantization`, also `contrib.quant` as
+MXNet 2.0 names it)."""
 from . import quantization  # noqa: F401
+from . import quantization as quant  # noqa: F401
