@@ -37,7 +37,7 @@ def _int8_dtypes(a: Attrs, names: list[str]) -> list:
             for n, d in zip(names, float_ranges(a, names))]
 
 
-@register("_contrib_quantized_conv", attrs=CONV_ATTRS, inputs=_inputs, num_outputs=3,
+@register("_contrib_quantized_conv", "_npx_quantized_conv", attrs=CONV_ATTRS, inputs=_inputs, num_outputs=3,
           output_names=_OUT3, input_dtypes=_int8_dtypes, quantized=True,
           infer_shape=lambda a, s: [_conv_shape(a, s[:2])[0], (1,), (1,)],
           infer_type=lambda a, d: [_INT32, q.F32, q.F32])
@@ -54,7 +54,8 @@ def quantized_conv(a: Attrs, *ins: np.ndarray):
     return q.saturate(acc, np.int32), *q.range_out(-top, top)
 
 
-@register("_contrib_quantized_fully_connected", attrs=FC_ATTRS, inputs=_inputs, num_outputs=3,
+@register("_contrib_quantized_fully_connected", "_npx_quantized_fully_connected",
+          attrs=FC_ATTRS, inputs=_inputs, num_outputs=3,
           output_names=_OUT3, input_dtypes=_int8_dtypes, quantized=True,
           infer_shape=lambda a, s: [_fc_shape(a, s[:1])[0], (1,), (1,)],
           infer_type=lambda a, d: [_INT32, q.F32, q.F32])
