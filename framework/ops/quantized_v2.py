@@ -1,0 +1,165 @@
+"""MXNet 2.0's INT8 operators that 1.9.1 lacks (oneDNN CPU semantics): the NumPy-style add with
+broadcasting, the element-wise product, and the layout/lookup ops that keep their input's
+levels (transpose, npx reshape, embedding). Quantized tensors travel as in ops/quantized.py:
+data, then shape-(1,) float32 min and max.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import OperatorError, ShapeError
+from . import _int8 as q
+from .attrs import Attrs, Bool, DType, Int, Shape, Str
+from .nn_misc import embedding
+from .quantized import CALIB_ATTRS, _OUT3, _calib, _has_calib, _ranged, float_ranges
+from .registry import register
+from .reshape import npx_reshape_shape
+from .shape import _perm, _tr_shape
+
+_F32 = q.F32
+_INT8_LEVELS = np.float32(127.0)      # MXNet's kInt8Range in its 2.0 element-wise kernels
+_UINT8_LEVELS = np.float32(255.0)
+_BIN_INPUTS = ("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max")
+
+
+def _levels(dtype) -> np.float32:
+    return _INT8_LEVELS if np.dtype(dtype) == np.int8 else _UINT8_LEVELS
+
+
+def _keep_type(a: Attrs, d: list) -> list:
+    return [np.dtype(d[0]), _F32, _F32]
+
+
+# -- add with broadcasting ----------------------------------------------------------------------
+def _npi_add_type(a: Attrs, d: list) -> list:
+    if not _has_calib(a):
+        return [np.dtype(np.int32), _F32, _F32]
+    return [q.auto_dtype("auto", *_calib(a)) if np.dtype(d[0]) == np.dtype(d[1]) == np.uint8
+            else np.dtype(np.int8), _F32, _F32]
+
+
+def _npi_add_shape(a: Attrs, s: list) -> list:
+    try:
+        return _ranged(np.broadcast_shapes(tuple(s[0]), tuple(s[1])))
+    except ValueError as e:
+        raise ShapeError(f"_contrib_quantized_npi_add: shapes {s[0]} and {s[1]} do not "
+                         "broadcast") from e
+
+
+@register("_contrib_quantized_npi_add", "_npx_quantized_npi_add", inputs=_BIN_INPUTS,
+          attrs=CALIB_ATTRS, num_outputs=3, output_names=_OUT3, infer_shape=_npi_add_shape,
+          infer_type=_npi_add_type, strict=True, quantized=True, input_dtypes=float_ranges)
+def quantized_npi_add(a: Attrs, x, y, x_lo, x_hi, y_lo, y_hi):
+    """x + y (broadcasting) of two quantized tensors, each scaled onto the output's levels:
+    the calibrated range (int8, or uint8 when both inputs are), else int32 over
+    |x|max + |y|max. With equal shapes and mixed types, oneDNN first halves the uint8 operand
+    into int8 (rounding) and doubles its scale, as MXNet 2.0 does."""
+    for v, what in ((x, "lhs"), (y, "rhs")):
+        q.check_qdtype(v, "_contrib_quantized_npi_add", what)
+    ax, ay = q.abs_max(q.scalar(x_lo), q.scalar(x_hi)), q.abs_max(q.scalar(y_lo), q.scalar(y_hi))
+    dt = _npi_add_type(a, [x.dtype, y.dtype])[0]
+    if _has_calib(a):
+        lo, hi = _calib(a)
+        out_levels = np.float32(2147483647.0) if dt == np.int32 else _levels(dt)
+        out_scale = out_levels / q.abs_max(lo, hi)
+    else:
+        hi = np.float32(ax + ay)
+        lo = -hi
+        out_scale = q.INT32_MAX / hi if hi else q.INT32_MAX
+    fx = np.float32(out_scale / (_levels(x.dtype) / ax)) if ax else np.float32(0)
+    fy = np.float32(out_scale / (_levels(y.dtype) / ay)) if ay else np.float32(0)
+    if x.dtype != y.dtype and x.shape == y.shape:
+        if x.dtype == np.uint8:
+            x, fx = q.saturate(x * np.float32(0.5), np.int8), fx * np.float32(2)
+        else:
+            y, fy = q.saturate(y * np.float32(0.5), np.int8), fy * np.float32(2)
+    # int32 levels need more than float32's 24 bits to land on the nearest level
+    acc = np.float64 if dt == np.int32 else np.float32
+    total = x.astype(acc) * fx + y.astype(acc) * fy
+    return q.saturate(total, dt), *q.range_out(lo, hi)
+
+
+# -- element-wise product -----------------------------------------------------------------------
+_MUL_ATTRS = {**CALIB_ATTRS, "enable_float_output": Bool(False)}
+
+
+def _mul_outputs(a: Attrs) -> int:
+    return 1 if a.enable_float_output else 3
+
+
+def _mul_type(a: Attrs, d: list) -> list:
+    if a.enable_float_output:
+        return [_F32]
+    return [np.dtype(np.int8) if _has_calib(a) else np.dtype(np.int32), _F32, _F32]
+
+
+def _mul_shape(a: Attrs, s: list) -> list:
+    if tuple(s[0]) != tuple(s[1]):
+        raise ShapeError(f"_contrib_quantized_elemwise_mul: shapes {s[0]} and {s[1]} differ "
+                         "(no broadcasting)")
+    return _ranged(s[0])[:_mul_outputs(a)]
+
+
+@register("_contrib_quantized_elemwise_mul", "_npx_quantized_elemwise_mul", inputs=_BIN_INPUTS,
+          attrs=_MUL_ATTRS, num_outputs=_mul_outputs, output_names=_OUT3,
+          infer_shape=_mul_shape, infer_type=_mul_type, strict=True, quantized=True,
+          input_dtypes=float_ranges)
+def quantized_elemwise_mul(a: Attrs, x, y, x_lo, x_hi, y_lo, y_hi):
+    """x * y of two int8 tensors: int32 products over MXNet's s8·s8 range, or (calibrated)
+    int8 levels truncated toward zero, or float32 with `enable_float_output`."""
+    for v, what in ((x, "lhs"), (y, "rhs")):
+        if v.dtype != np.int8:
+            raise OperatorError(f"_contrib_quantized_elemwise_mul: {what} must be int8, "
+                                f"got {v.dtype}")
+    prod = x.astype(np.int32) * y.astype(np.int32)
+    sx = _INT8_LEVELS / q.abs_max(q.scalar(x_lo), q.scalar(x_hi))
+    sy = _INT8_LEVELS / q.abs_max(q.scalar(y_lo), q.scalar(y_hi))
+    if a.enable_float_output:
+        return (prod * np.float32(1 / sx / sy)).astype(np.float32)
+    if _has_calib(a):
+        lo, hi = _calib(a)
+        scale = np.float32(_INT8_LEVELS / q.abs_max(lo, hi) / sx / sy)
+        out = np.clip(np.trunc(prod * scale), -128, 127).astype(np.int8)
+        return out, *q.range_out(lo, hi)
+    hi = q.int32_range(q.scalar(x_lo), q.scalar(x_hi), 127, q.scalar(y_lo), q.scalar(y_hi), 127)
+    return prod, *q.range_out(-hi, hi)
+
+
+# -- ops that keep their input's levels ---------------------------------------------------------
+@register("_contrib_quantized_transpose", "_npx_quantized_transpose", "quantized_transpose",
+          inputs=("data", "min_data", "max_data"), attrs={"axes": Shape(None)}, num_outputs=3,
+          output_names=_OUT3, infer_shape=lambda a, s: _ranged(_tr_shape(a, s)[0]),
+          infer_type=_keep_type, strict=True, quantized=True, input_dtypes=float_ranges)
+def quantized_transpose(a: Attrs, x, lo, hi):
+    """Permute the axes of int8/uint8 levels (reversed when `axes` is empty); range unchanged."""
+    q.check_qdtype(x, "_contrib_quantized_transpose")
+    return np.ascontiguousarray(x.transpose(_perm(a, x.ndim))), lo, hi
+
+
+@register("_npx_quantized_reshape", inputs=("data", "min_data", "max_data"),
+          attrs={"newshape": Shape(), "reverse": Bool(False), "order": Str("C")},
+          num_outputs=3, output_names=_OUT3,
+          infer_shape=lambda a, s: _ranged(npx_reshape_shape(s[0], a.newshape, a.reverse)),
+          infer_type=_keep_type, strict=True, quantized=True, input_dtypes=float_ranges)
+def quantized_npx_reshape(a: Attrs, x, lo, hi):
+    """npx.reshape's codes (-1…-6, `reverse`) on int8/uint8 levels; range unchanged."""
+    q.check_qdtype(x, "_npx_quantized_reshape")
+    return x.reshape(npx_reshape_shape(x.shape, a.newshape, a.reverse)), lo, hi
+
+
+def _emb_q_shape(a: Attrs, s: list) -> list:
+    return _ranged(tuple(s[0]) + (a.output_dim,))
+
+
+@register("_contrib_quantized_embedding", "_npx_quantized_embedding",
+          inputs=("data", "weight", "min_weight", "max_weight"),
+          attrs={"input_dim": Int(), "output_dim": Int(), "dtype": DType(np.dtype(np.float32)),
+                 "sparse_grad": Bool(False)},
+          num_outputs=3, output_names=_OUT3, infer_shape=_emb_q_shape,
+          infer_type=lambda a, d: [np.dtype(np.int8), _F32, _F32], strict=True, quantized=True,
+          input_dtypes=float_ranges)
+def quantized_embedding(a: Attrs, idx, w, lo, hi):
+    """Rows of the int8 weight table (indices as Embedding takes them); the weight's range."""
+    if w.dtype != np.int8:
+        raise OperatorError(f"_contrib_quantized_embedding: weight must be int8, got {w.dtype}")
+    return embedding.kernel(a, idx, w), *q.range_out(q.scalar(lo), q.scalar(hi))
