@@ -75,3 +75,9 @@ def quantized_fully_connected(a: Attrs, *ins: np.ndarray):
     levels = 255 if x.dtype == np.uint8 else 127    # MXNet's S8U8 range reads the weight as u8
     top = q.int32_range(dlo, dhi, 127, wlo, whi, levels)
     return q.saturate(acc, np.int32), *q.range_out(-top, top)
+
+
+# MXNet's FQuantizedOp of the plain layers (a graph quantized without oneDNN fusion:
+# contrib.quantization.quantize_model)
+convolution.quantized_as = quantized_conv.name
+fully_connected.quantized_as = quantized_fully_connected.name

@@ -25,6 +25,7 @@ from .fuse import _entry_name
 
 Entry = tuple
 Range = tuple  # (min, max)
+MODES = ("full", "smart")
 
 
 def _op(name: str):
@@ -37,6 +38,11 @@ def _fused(n: Node) -> bool:
 
 def _is_fc(n: Node) -> bool:
     return not n.is_var and n.op is _op("_sg_mkldnn_fully_connected")
+
+
+# un-fused INT8 layers that output int32 levels: MXNet's quantize pass follows each with a
+# `_contrib_requantize` (its FNeedRequantize), which calibration later gives a range
+NEEDS_REQUANTIZE = ("_contrib_quantized_conv", "_contrib_quantized_fully_connected")
 
 
 def quantized_form(n: Node) -> str | None:
@@ -79,7 +85,8 @@ def _smart(sym: Symbol, marked: set[int]) -> set[int]:
     for n in nodes.values():
         for s, _ in n.inputs:
             readers.setdefault(id(s), []).append(id(n))
-    must = {k for k in marked if _fused(nodes[k])}
+    must = {k for k in marked
+            if _fused(nodes[k]) or quantized_form(nodes[k]) in NEEDS_REQUANTIZE}
     support = marked - must
 
     def reach(step) -> set[int]:
@@ -95,15 +102,18 @@ def _smart(sym: Symbol, marked: set[int]) -> set[int]:
     return must | (up & down)
 
 
-def _avoided(n: Node, k: int) -> bool:
-    """Inputs a quantized node reads in float (a fused conv's weights and BatchNorm)."""
-    if not (_fused(n) and not _is_fc(n)):
+def _avoided(n: Node, k: int, granularity: str = "tensor-wise") -> bool:
+    """Inputs a quantized node reads in float (a fused conv's weights and BatchNorm; a
+    channel-wise fused FC's weight and bias, which it quantizes per output row itself)."""
+    if _is_fc(n):
+        return granularity == "channel-wise" and k in (1, 2)
+    if not _fused(n):
         return False
     return k != 0 and not (n.parsed.with_sum and k == len(n.inputs) - 1)
 
 
 def plan(sym: Symbol, excluded_names: set[str], excluded_ops: set[str], mode: str,
-         offline: set[str]) -> Plan:
+         offline: set[str], granularity: str = "tensor-wise") -> Plan:
     p = Plan()
     excluded_ops = {get_op(o) for o in excluded_ops if has_op(o)}     # MXNet ignores unknown
     marked = {id(n) for n in sym.topo()
@@ -112,23 +122,25 @@ def plan(sym: Symbol, excluded_names: set[str], excluded_ops: set[str], mode: st
     for n in sym.topo():
         if id(n) not in p.quantized:
             continue
-        if calibrates_output(n):
+        if calibrates_output(n) or quantized_form(n) in NEEDS_REQUANTIZE:
             p.calib[_entry_name(n, 0)] = (n, 0)
         for k, (src, i) in enumerate(n.inputs):
-            if _avoided(n, k) or id(src) in p.quantized or (src.is_var and src.name in offline):
+            if _avoided(n, k, granularity) or id(src) in p.quantized or \
+                    (src.is_var and src.name in offline):
                 continue
             p.calib[_entry_name(src, i)] = (src, i)
     return p
 
 
-def _fmt(v: float) -> str:
+def fmt(v: float) -> str:
     return "%f" % np.float32(v)               # MXNet writes std::to_string(float)
 
 
 class _Builder:
     def __init__(self, sym: Symbol, p: Plan, ranges: dict[str, Range] | None, dtype: str,
-                 offline: set[str]):
+                 offline: set[str], granularity: str):
         self.p, self.ranges, self.dtype, self.offline = p, ranges or {}, dtype, offline
+        self.granularity = granularity
         self.mirror: dict[int, Node] = {}       # id(old quantized node) -> node giving q outputs
         self.quantize: dict[tuple, Node] = {}
         self.dequantize: dict[int, Node] = {}
@@ -141,7 +153,7 @@ class _Builder:
 
     def _range_attrs(self, name: str) -> dict[str, str]:
         r = self.ranges.get(name)
-        return {} if r is None else {"min_calib_range": _fmt(r[0]), "max_calib_range": _fmt(r[1])}
+        return {} if r is None else {"min_calib_range": fmt(r[0]), "max_calib_range": fmt(r[1])}
 
     def _quantize_entry(self, src: Node, i: int, new: Entry) -> list[Entry]:
         key = (id(new[0]), new[1])
@@ -161,7 +173,7 @@ class _Builder:
     def quantized_node(self, n: Node, ins: list[Entry]) -> list[Entry]:
         data, extra = [], []
         for k, ((src, i), new) in enumerate(zip(n.inputs, ins)):
-            if _avoided(n, k):
+            if _avoided(n, k, self.granularity):
                 data.append(new)
                 continue
             if id(src) in self.p.quantized:
@@ -174,6 +186,8 @@ class _Builder:
         attrs, opname = dict(n.attrs), quantized_form(n)
         if _fused(n):
             attrs["quantized"] = "True" if _is_fc(n) else "true"
+        if _is_fc(n) and self.granularity == "channel-wise":
+            attrs["channel_wise_quantize"] = "True"
         out_name = _entry_name(n, 0)
         calibrated = calibrates_output(n) and out_name in self.ranges
         float_only = not any(id(r) in self.p.quantized for r in self.readers.get(id(n), []))
@@ -186,7 +200,7 @@ class _Builder:
         if "enable_float_output" in attrs:
             self.float_out[id(n)] = q
         self.mirror[id(n)] = q
-        if _fused(n) and not calibrated:
+        if (_fused(n) and not calibrated) or opname in NEEDS_REQUANTIZE:
             self.mirror[id(n)] = Node("_contrib_requantize", f"requantize_{n.name}",
                                       {"out_type": self.dtype}, [(q, 0), (q, 1), (q, 2)],
                                       op=_op("_contrib_requantize"))
@@ -207,9 +221,9 @@ class _Builder:
 
 
 def build(sym: Symbol, p: Plan, ranges: dict[str, Range] | None, quantized_dtype: str,
-          offline: set[str]) -> Symbol:
+          offline: set[str], granularity: str = "tensor-wise") -> Symbol:
     """The quantized graph (`ranges`: calibrated entries; None or empty: calib_mode 'none')."""
-    b = _Builder(sym, p, ranges, quantized_dtype, offline)
+    b = _Builder(sym, p, ranges, quantized_dtype, offline, granularity)
 
     def visit(n: Node, ins, done):
         if n.is_var:
@@ -246,6 +260,6 @@ def align_concat_ranges(sym: Symbol) -> Symbol:
         lo = min(float(s.attrs["min_calib_range"]) for s in tagged)
         hi = max(float(s.attrs["max_calib_range"]) for s in tagged)
         for s in tagged:
-            s.attrs.update(min_calib_range=_fmt(lo), max_calib_range=_fmt(hi))
+            s.attrs.update(min_calib_range=fmt(lo), max_calib_range=fmt(hi))
             s._parsed = None
     return sym
