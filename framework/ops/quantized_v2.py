@@ -9,11 +9,13 @@ import numpy as np
 
 from ..base import OperatorError, ShapeError
 from . import _int8 as q
+from .activation import sigmoid as _sigmoid
 from .attrs import Attrs, Bool, DType, Int, Shape, Str
 from .nn_misc import embedding
 from .quantized import CALIB_ATTRS, _OUT3, _calib, _has_calib, _ranged, float_ranges
 from .registry import register
 from .reshape import npx_reshape_shape
+from .rnn import RNN_ATTRS, unpack_params
 from .shape import _perm, _tr_shape
 
 _F32 = q.F32
@@ -163,3 +165,85 @@ def quantized_embedding(a: Attrs, idx, w, lo, hi):
     if w.dtype != np.int8:
         raise OperatorError(f"_contrib_quantized_embedding: weight must be int8, got {w.dtype}")
     return embedding.kernel(a, idx, w), *q.range_out(q.scalar(lo), q.scalar(hi))
+
+
+# -- LSTM over uint8 data -----------------------------------------------------------------------
+def _qrnn_inputs(a: Attrs) -> list[str]:
+    return ["data", "parameters", "state", "state_cell", "data_scale", "data_shift"]
+
+
+def _qrnn_outputs(a: Attrs) -> int:
+    return 3 if a.state_outputs else 1
+
+
+def _qrnn_shape(a: Attrs, s: list) -> list:
+    T, N, _ = s[0]
+    D = 2 if a.bidirectional else 1
+    out = [(T, N, D * a.state_size)]
+    if a.state_outputs:
+        out += [(a.num_layers * D, N, a.state_size)] * 2
+    return out
+
+
+def _int8_rows(w: np.ndarray) -> np.ndarray:
+    """`w` as oneDNN's int8 LSTM sees it: int8 levels, one symmetric scale per gate row."""
+    amax = np.abs(w).max(axis=1, keepdims=True).astype(np.float32)
+    scale = np.where(amax > 0, _INT8_LEVELS / np.where(amax > 0, amax, 1), 1).astype(np.float32)
+    return q.saturate(w * scale, np.int8).astype(np.float32) / scale
+
+
+def _lstm_direction(p: dict, X: np.ndarray, h: np.ndarray, c: np.ndarray, reverse: bool,
+                    u8) -> tuple:
+    """One layer, one direction; `u8(v)`: v after the uint8 round trip of the data's scale and
+    shift (what the recurrent input goes through)."""
+    H = h.shape[1]
+    wx, wh = _int8_rows(p["wx"]), _int8_rows(p["wh"])
+    xg = np.matmul(X, wx.T) + (p["bx"] + p["bh"]).astype(np.float32)
+    y = np.zeros(X.shape[:2] + (H,), np.float32)
+    for t in (range(X.shape[0] - 1, -1, -1) if reverse else range(X.shape[0])):
+        g = xg[t] + u8(h) @ wh.T
+        i, f, o = (_sigmoid(g[:, k * H:(k + 1) * H]) for k in (0, 1, 3))
+        c = f * c + i * np.tanh(g[:, 2 * H:3 * H])
+        h = o * np.tanh(c)
+        y[t] = h
+    return y, h, c
+
+
+@register("_contrib_quantized_rnn", "_npx_contrib_quantized_rnn", inputs=_qrnn_inputs,
+          attrs={**RNN_ATTRS, "quantized": Bool(True)}, num_outputs=_qrnn_outputs,
+          output_names=("output", "state_output", "statecell_ouput"), infer_shape=_qrnn_shape,
+          infer_type=lambda a, d: [_F32] * _qrnn_outputs(a), strict=True, quantized=True,
+          input_dtypes=lambda a, names: [np.dtype(np.uint8)] + [_F32] * (len(names) - 1))
+def quantized_rnn(a: Attrs, x, params, state, state_cell, scale, shift):
+    """LSTM (MXNet 2.0's oneDNN int8 LSTM) over uint8 data q = x·scale + shift: int8 weights
+    with per-gate-row scales, float32 biases and cell state; the hidden state feeding the next
+    step (and the next layer's input) passes through the same uint8 quantization; outputs
+    float32."""
+    if a.mode != "lstm" or a.projection_size:
+        raise OperatorError("_contrib_quantized_rnn: only LSTM without projection is supported")
+    if x.dtype != np.uint8:
+        raise OperatorError(f"_contrib_quantized_rnn: data must be uint8, got {x.dtype}")
+    s, z = q.scalar(scale), q.scalar(shift)
+
+    def u8(v):
+        return (np.clip(np.rint(v * s + z), 0, 255) - z) / s
+
+    T, N, I = x.shape
+    D = 2 if a.bidirectional else 1
+    layers = unpack_params(a, params.astype(np.float32, copy=False), I)
+    hx = np.asarray(state, np.float32).reshape(a.num_layers * D, N, a.state_size)
+    cx = np.asarray(state_cell, np.float32).reshape(a.num_layers * D, N, a.state_size)
+    X = (x.astype(np.float32) - z) / s
+    hy, cy = [], []
+    for layer in range(a.num_layers):
+        if layer:
+            X = u8(X)
+        outs = []
+        for d in range(D):
+            y, h, c = _lstm_direction(layers[layer][d], X, hx[layer * D + d], cx[layer * D + d],
+                                      d == 1, u8)
+            outs.append(y)
+            hy.append(h)
+            cy.append(c)
+        X = np.concatenate(outs, axis=2) if D == 2 else outs[0]
+    return (X, np.stack(hy), np.stack(cy)) if a.state_outputs else X
