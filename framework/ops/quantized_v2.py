@@ -15,7 +15,7 @@ from .nn_misc import embedding
 from .quantized import CALIB_ATTRS, _OUT3, _calib, _has_calib, _ranged, float_ranges
 from .registry import register
 from .reshape import npx_reshape_shape
-from .rnn import RNN_ATTRS, unpack_params
+from .rnn import RNN_ATTRS, rnn, unpack_params
 from .shape import _perm, _tr_shape
 
 _F32 = q.F32
@@ -247,3 +247,28 @@ def quantized_rnn(a: Attrs, x, params, state, state_cell, scale, shift):
             cy.append(c)
         X = np.concatenate(outs, axis=2) if D == 2 else outs[0]
     return (X, np.stack(hy), np.stack(cy)) if a.state_outputs else X
+
+
+# -- asymmetric uint8 quantization (the quantized LSTM's data) ----------------------------------
+@register("_contrib_quantize_asym", attrs=CALIB_ATTRS, num_outputs=3,
+          output_names=("output", "scale", "shift"),
+          infer_shape=lambda a, s: _ranged(s[0]),
+          infer_type=lambda a, d: [np.dtype(np.uint8), _F32, _F32], strict=True, quantized=True)
+def quantize_asym(a: Attrs, x):
+    """uint8 q = x·scale + shift with scale = 255/(max − min), shift = 255 − max·scale over the
+    calibrated range (else the data's own), rounded half up and clamped; int8 data shifts by 128,
+    uint8 data passes through (scale 1, shift 0)."""
+    if x.dtype == np.uint8:
+        return x.copy(), *q.range_out(1.0, 0.0)
+    if x.dtype == np.int8:
+        return (x.astype(np.int16) + 128).astype(np.uint8), *q.range_out(1.0, 128.0)
+    lo, hi = _calib(a) if _has_calib(a) else (np.float32(x.min()), np.float32(x.max()))
+    scale = np.float32(255.0 / (np.float32(hi) - np.float32(lo)))
+    shift = np.float32(255.0 - np.float32(hi) * scale)
+    out = np.clip(np.floor(x.astype(np.float32) * scale + shift + np.float32(0.5)), 0, 255)
+    return out.astype(np.uint8), *q.range_out(scale, shift)
+
+
+# MXNet's FQuantizedOp of the fused RNN: an LSTM without projection runs as the INT8 LSTM
+rnn.quantized_as = lambda a: (quantized_rnn.name if a.mode == "lstm" and not a.projection_size
+                              else None)

@@ -21,7 +21,7 @@ from ...symbol.graph import Symbol, var
 from . import graph as qgraph
 from .collectors import CalibrationCollector, _LayerHistogramCollector, \
     _LayerOutputMinMaxCollector
-from .data import as_numpy, batches
+from .data import as_numpy, batches, flatten, regroup
 from .errors import QuantizationError
 from .fuse import fuse_for_quantization
 from .runner import entry_runner
@@ -73,19 +73,28 @@ def _num_inputs(network, available: int) -> int:
     return min(available, max(1, len(needed)))
 
 
-def _trace(network, shapes: list[tuple]) -> int:
-    """Hybridize and run the network once on zeros; returns the number of data inputs."""
+def _trace(network, shapes: list) -> int:
+    """Hybridize and run the network once on zeros (`shapes` nested as the network takes its
+    inputs); returns the number of inputs it takes."""
     n = _num_inputs(network, len(shapes))
     network.hybridize(backend="numpy")     # traced for its graph only
-    network(*[ndarray(np.zeros(s, np.float32)) for s in shapes[:n]])
+    zeros = [ndarray(np.zeros(s, np.float32)) for s in flatten(shapes[:n])]
+    network(*regroup(zeros, shapes[:n]))
     return n
+
+
+def _input_names(network, sym: Symbol, params: dict) -> list[str]:
+    """The graph's data inputs in the order the network's (flattened) arguments fill them."""
+    names = [n for n in sym.list_inputs() if n not in params]
+    traced = [s.name for s in (getattr(network, "_cached_graph", None) or ((),))[0]]
+    return traced if sorted(traced) == sorted(names) else names
 
 
 def _float_graph(network, shapes: list[tuple]) -> tuple[Symbol, dict[str, np.ndarray]]:
     sym, arg_dict = network.export(None)
     params = {k.split(":", 1)[1]: as_numpy(v._reduce() if hasattr(v, "_reduce") else v)
               for k, v in arg_dict.items()}
-    names = [n for n in sym.list_inputs() if n not in params]
+    names = _input_names(network, sym, params)
     return as_legacy(sym, dict(zip(names, shapes))), params
 
 
@@ -102,7 +111,8 @@ def _collect(params: dict, inputs: list[str], want: dict, data, limit: tuple, co
     the number of examples seen. limit: (examples, batches), either None."""
     run = entry_runner(params, inputs, want)
     seen = count = 0
-    for arrays in data:
+    for items in data:
+        arrays = flatten(items)
         for k, v in run(arrays).items():
             node = want[k][0]
             if isinstance(collector, CalibrationCollector):   # MXNet 2.0: (name, op, array)
@@ -173,12 +183,12 @@ def quantize_net(network, quantized_dtype: str = "auto", quantize_mode: str = "f
     if data is not None and first is None:
         raise QuantizationError("calib_data yielded no batches")
     shapes = [_shape_of(d) for d in data_shapes] if data_shapes else \
-        [a.shape for a in first]
+        regroup([a.shape for a in flatten(first)], first)
     if logger:
         logger.info("Export HybridBlock")
     n_inputs = _trace(network, shapes)
-    sym, params = _float_graph(network, shapes[:n_inputs])
-    inputs = [n for n in sym.list_inputs() if n not in params]
+    sym, params = _float_graph(network, flatten(shapes[:n_inputs]))
+    inputs = _input_names(network, sym, params)
     excluded = _excluded(sym, exclude_layers, exclude_layers_match)
     if logger:
         logger.info("These layers have been excluded %s", sorted(excluded))
@@ -200,7 +210,8 @@ def quantize_net(network, quantized_dtype: str = "auto", quantize_mode: str = "f
     qsym = qgraph.build(fused, plan, ranges, quantized_dtype, offline, quantize_granularity)
     qparams = _quantize_params(qsym, params)
     qparams.update((k, params[k]) for k in qsym.list_auxiliary_states() if k in params)
-    net = SymbolBlock(qsym.as_np_ndarray(), [var(n, dtype="float32") for n in inputs])
+    net = SymbolBlock(qsym.as_np_ndarray(),
+                      regroup([var(n, dtype="float32") for n in inputs], shapes[:n_inputs]))
     net.load_dict(qparams, cast_dtype=True, dtype_source="saved")
     return net
 

@@ -43,6 +43,9 @@ def _is_fc(n: Node) -> bool:
 # un-fused INT8 layers that output int32 levels: MXNet's quantize pass follows each with a
 # `_contrib_requantize` (its FNeedRequantize), which calibration later gives a range
 NEEDS_REQUANTIZE = ("_contrib_quantized_conv", "_contrib_quantized_fully_connected")
+# the INT8 LSTM reads its data as asymmetric uint8 (`_contrib_quantize_asym`), its parameters and
+# states in float, and outputs float (MXNet's FNeedAsymQuantizeInput / FAvoidDequantizeOutput)
+QUANTIZED_RNN = "_contrib_quantized_rnn"
 
 
 def quantized_form(n: Node) -> str | None:
@@ -86,7 +89,7 @@ def _smart(sym: Symbol, marked: set[int]) -> set[int]:
         for s, _ in n.inputs:
             readers.setdefault(id(s), []).append(id(n))
     must = {k for k in marked
-            if _fused(nodes[k]) or quantized_form(nodes[k]) in NEEDS_REQUANTIZE}
+            if _fused(nodes[k]) or quantized_form(nodes[k]) in NEEDS_REQUANTIZE + (QUANTIZED_RNN,)}
     support = marked - must
 
     def reach(step) -> set[int]:
@@ -102,9 +105,17 @@ def _smart(sym: Symbol, marked: set[int]) -> set[int]:
     return must | (up & down)
 
 
+def _float_out(n: Node) -> bool:
+    """A quantized node whose outputs are float (the INT8 LSTM)."""
+    return quantized_form(n) == QUANTIZED_RNN
+
+
 def _avoided(n: Node, k: int, granularity: str = "tensor-wise") -> bool:
     """Inputs a quantized node reads in float (a fused conv's weights and BatchNorm; a
-    channel-wise fused FC's weight and bias, which it quantizes per output row itself)."""
+    channel-wise fused FC's weight and bias, which it quantizes per output row itself; the
+    INT8 LSTM's parameters and states)."""
+    if _float_out(n):
+        return k != 0
     if _is_fc(n):
         return granularity == "channel-wise" and k in (1, 2)
     if not _fused(n):
@@ -125,8 +136,8 @@ def plan(sym: Symbol, excluded_names: set[str], excluded_ops: set[str], mode: st
         if calibrates_output(n) or quantized_form(n) in NEEDS_REQUANTIZE:
             p.calib[_entry_name(n, 0)] = (n, 0)
         for k, (src, i) in enumerate(n.inputs):
-            if _avoided(n, k, granularity) or id(src) in p.quantized or \
-                    (src.is_var and src.name in offline):
+            if _avoided(n, k, granularity) or (id(src) in p.quantized and not _float_out(src)) \
+                    or (src.is_var and src.name in offline):
                 continue
             p.calib[_entry_name(src, i)] = (src, i)
     return p
@@ -155,8 +166,8 @@ class _Builder:
         r = self.ranges.get(name)
         return {} if r is None else {"min_calib_range": fmt(r[0]), "max_calib_range": fmt(r[1])}
 
-    def _quantize_entry(self, src: Node, i: int, new: Entry) -> list[Entry]:
-        key = (id(new[0]), new[1])
+    def _quantize_entry(self, src: Node, i: int, new: Entry, asym: bool = False) -> list[Entry]:
+        key = (id(new[0]), new[1], asym)
         if src.is_var and src.name in self.offline:
             base = f"{src.name}_quantize"
             vs = [Node("null", base), Node("null", base + "_min"), Node("null", base + "_max")]
@@ -164,9 +175,11 @@ class _Builder:
         if key not in self.quantize:
             suffix = "" if src.is_var else "_" + (str(i) if src.op.monitor_indexed_outputs
                                                   else src.op.output_name(src.parsed, i))
-            attrs = {"out_type": self.dtype, **self._range_attrs(_entry_name(src, i))}
-            self.quantize[key] = Node("_contrib_quantize_v2", f"{src.name}{suffix}_quantize",
-                                      attrs, [new], op=_op("_contrib_quantize_v2"))
+            attrs = {} if asym else {"out_type": self.dtype}
+            attrs.update(self._range_attrs(_entry_name(src, i)))
+            opname = "_contrib_quantize_asym" if asym else "_contrib_quantize_v2"
+            self.quantize[key] = Node(opname, f"{src.name}{suffix}_quantize", attrs, [new],
+                                      op=_op(opname))
         qn = self.quantize[key]
         return [(qn, 0), (qn, 1), (qn, 2)]
 
@@ -176,14 +189,16 @@ class _Builder:
             if _avoided(n, k, self.granularity):
                 data.append(new)
                 continue
-            if id(src) in self.p.quantized:
+            if id(src) in self.p.quantized and not _float_out(src):
                 m = self.mirror[id(src)]
                 q = [(m, 0), (m, 1), (m, 2)]
             else:
-                q = self._quantize_entry(src, i, new)
+                q = self._quantize_entry(src, i, new, asym=_float_out(n))
             data.append(q[0])
             extra += q[1:]
         attrs, opname = dict(n.attrs), quantized_form(n)
+        if opname == QUANTIZED_RNN:
+            attrs["quantized"] = "true"
         if _fused(n):
             attrs["quantized"] = "True" if _is_fc(n) else "true"
         if _is_fc(n) and self.granularity == "channel-wise":
@@ -197,6 +212,9 @@ class _Builder:
             attrs.update(self._range_attrs(out_name))
         q = Node(opname, f"quantized_{n.name}", attrs, data + extra, op=_op(opname))
         q.subgraphs = n.subgraphs
+        if opname == QUANTIZED_RNN:
+            self.float_out[id(n)] = self.mirror[id(n)] = q
+            return [(q, i) for i in range(q.num_outputs())]
         if "enable_float_output" in attrs:
             self.float_out[id(n)] = q
         self.mirror[id(n)] = q
@@ -211,7 +229,7 @@ class _Builder:
         if id(src) not in self.p.quantized:
             return new
         if id(src) in self.float_out:
-            return (self.float_out[id(src)], 0)
+            return (self.float_out[id(src)], i)
         if id(src) not in self.dequantize:
             m = self.mirror[id(src)]
             self.dequantize[id(src)] = Node("_contrib_dequantize", f"{src.name}_dequantize", {},

@@ -22,7 +22,7 @@ from ...symbol.legacy_export import legacy_op_for, to_legacy
 from . import graph as qgraph
 from .collectors import CalibrationCollector, _LayerHistogramCollector, \
     _LayerOutputMinMaxCollector
-from .data import as_numpy, batches
+from .data import as_numpy, batches, flatten
 from .errors import QuantizationError
 from .fuse import fuse_for_quantization
 from .runner import entry_runner
@@ -84,7 +84,8 @@ def _calibrate_quantized_sym(qsym: Symbol, min_max_dict: dict | None) -> Symbol:
     if not min_max_dict:
         return qsym
     out = qsym.copy()
-    reads_input = (get_op("_contrib_quantize_v2"), get_op("_contrib_requantize"))
+    reads_input = (get_op("_contrib_quantize_v2"), get_op("_contrib_quantize_asym"),
+                   get_op("_contrib_requantize"))
     for n in out.topo():
         if n.is_var:
             continue
@@ -175,8 +176,8 @@ def feed_collector(sym: Symbol, params: dict, inputs: list[str], names: list[str
     want = {k: entries[k] for k in names if k in entries}
     run = entry_runner(params, inputs, want)
     count = 0
-    for arrays in batches(calib_data):
-        for k, v in run(arrays).items():
+    for items in batches(calib_data):
+        for k, v in run(flatten(items)).items():
             n = want[k][0]
             collector.collect(k, n.name if n.is_var else n.opname, ndarray(v))
         count += 1
