@@ -162,8 +162,9 @@ class NDArrayIter(DataIter):
         self._reset()
 
     def reset(self) -> None:
-        if self.last_batch_handle == "roll_over" and 0 < self.num_data - self.cursor < self.batch_size:
-            self._carry = self.num_data - self.cursor
+        left = self.num_data - self.cursor
+        if self.last_batch_handle == "roll_over" and 0 < left < self.batch_size:
+            self._carry = left
         else:
             self._carry = 0
         self._reset()

@@ -19,8 +19,7 @@ from ...gluon.symbol_block import SymbolBlock
 from ...ndarray import ndarray
 from ...symbol.graph import Symbol, var
 from . import graph as qgraph
-from .collectors import CalibrationCollector, _LayerHistogramCollector, \
-    _LayerOutputMinMaxCollector
+from .collectors import CalibrationCollector, make_collector
 from .data import as_numpy, batches, flatten, regroup
 from .errors import QuantizationError
 from .fuse import fuse_for_quantization
@@ -34,7 +33,8 @@ def _check_args(quantized_dtype, quantize_mode, quantize_granularity, calib_mode
                 data_shapes, collector, limits: dict, lists: dict) -> None:
     check_common(quantized_dtype, quantize_granularity, lists)
     if quantize_mode not in qgraph.MODES:
-        raise QuantizationError(f"unknown quantize_mode {quantize_mode!r}, expected 'full' or 'smart'")
+        raise QuantizationError(f"unknown quantize_mode {quantize_mode!r}, expected 'full' "
+                                "or 'smart'")
     if calib_mode not in CALIB_MODES:
         raise QuantizationError(f"unknown calib_mode {calib_mode!r}, expected 'none', 'naive', "
                                 "'entropy' or 'custom'")
@@ -129,19 +129,6 @@ def _collect(params: dict, inputs: list[str], want: dict, data, limit: tuple, co
     return seen
 
 
-def _collector(calib_mode: str, quantized_dtype: str, layers: list[str], custom, logger):
-    if calib_mode == "naive":
-        return _LayerOutputMinMaxCollector(quantized_dtype, include_layers=layers, logger=logger)
-    if calib_mode == "entropy":
-        return _LayerHistogramCollector(quantized_dtype, include_layers=layers, logger=logger)
-    if calib_mode == "custom" and not isinstance(custom, CalibrationCollector):
-        raise QuantizationError("calib_mode='custom' needs a CalibrationCollector as "
-                                f"LayerOutputCollector, got {type(custom).__name__}")
-    if isinstance(custom, CalibrationCollector) and custom.include_layers is None:
-        custom.include_layers = layers
-    return custom
-
-
 def quantize_net(network, quantized_dtype: str = "auto", quantize_mode: str = "full",
                  quantize_granularity: str = "tensor-wise",
                  exclude_layers: list[str] | None = None,
@@ -201,7 +188,7 @@ def quantize_net(network, quantized_dtype: str = "auto", quantize_mode: str = "f
                        quantize_granularity)
     ranges = None
     if calib_mode != "none":
-        collector = _collector(calib_mode, quantized_dtype, list(plan.calib),
+        collector = make_collector(calib_mode, quantized_dtype, list(plan.calib),
                                LayerOutputCollector, logger)
         _collect(params, inputs, plan.calib, _chain(first, data),
                  (num_calib_examples, num_calib_batches), collector, logger)

@@ -36,7 +36,8 @@ class Histogram:
     def from_tuple(cls, t: tuple) -> "Histogram":
         """From MXNet's (hist, edges, min, max, th) tuple."""
         h = cls.__new__(cls)
-        h.hist, h.edges, h.min, h.max, h.th = np.asarray(t[0]), np.asarray(t[1]), *map(float, t[2:5])
+        h.hist, h.edges = np.asarray(t[0]), np.asarray(t[1])
+        h.min, h.max, h.th = (float(v) for v in t[2:5])
         return h
 
     def as_tuple(self) -> tuple:

@@ -14,6 +14,7 @@ import numpy as np
 
 from .calibrate import NUM_BINS, NUM_QUANTIZED_BINS, Histogram, entropy_threshold
 from .data import as_numpy
+from .errors import QuantizationError
 
 HistTuple = tuple   # MXNet's (hist, edges, min, max, th)
 
@@ -114,3 +115,25 @@ class _LayerHistogramCollector(CalibrationCollector):
                 logger.debug("layer=%s, min_val=%s, max_val=%s, th=%s, divergence=%s",
                              name, h.min, h.max, t, d)
         return out
+
+
+def make_collector(calib_mode: str, quantized_dtype: str, layers: list[str], custom,
+                   logger: logging.Logger | None = None):
+    """The collector for a calib_mode: naive / entropy built in; 'custom' (MXNet 2.0) a user's
+    CalibrationCollector, given `layers` unless it names its own; 'customize' (1.9.1) a user's
+    object with `collect(name, array)` and `min_max_dict`, as it is."""
+    if calib_mode == "naive":
+        return _LayerOutputMinMaxCollector(quantized_dtype, include_layers=layers, logger=logger)
+    if calib_mode == "entropy":
+        return _LayerHistogramCollector(quantized_dtype, include_layers=layers, logger=logger)
+    if calib_mode == "customize" and custom is not None:
+        return custom
+    if calib_mode != "custom":
+        raise QuantizationError(f"unknown calibration mode {calib_mode!r}, expected 'none', "
+                                "'naive', 'entropy' or 'custom'")
+    if not isinstance(custom, CalibrationCollector):
+        raise QuantizationError("calib_mode='custom' needs a CalibrationCollector as "
+                                f"LayerOutputCollector, got {type(custom).__name__}")
+    if custom.include_layers is None:
+        custom.include_layers = layers
+    return custom

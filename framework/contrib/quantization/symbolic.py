@@ -20,8 +20,7 @@ from ...ops.registry import get_op
 from ...symbol.graph import Node, Symbol
 from ...symbol.legacy_export import legacy_op_for, to_legacy
 from . import graph as qgraph
-from .collectors import CalibrationCollector, _LayerHistogramCollector, \
-    _LayerOutputMinMaxCollector
+from .collectors import make_collector
 from .data import as_numpy, batches, flatten
 from .errors import QuantizationError
 from .fuse import fuse_for_quantization
@@ -114,7 +113,8 @@ def _quantize_params(qsym: Symbol, params: dict, min_max_dict: dict | None = Non
         if name.endswith(("weight_quantize", "bias_quantize")):
             p = as_numpy(params[name[:-len(_SUFFIX)]]).astype(np.float32)
             lo, hi = np.array([p.min()], np.float32), np.array([p.max()], np.float32)
-            for k, v in zip((name, name + "_min", name + "_max"), quantize.kernel(attrs, p, lo, hi)):
+            values = quantize.kernel(attrs, p, lo, hi)
+            for k, v in zip((name, name + "_min", name + "_max"), values):
                 out[k] = ndarray(v) if wrap else v
         elif name in params:
             out[name] = params[name]
@@ -122,22 +122,6 @@ def _quantize_params(qsym: Symbol, params: dict, min_max_dict: dict | None = Non
             v = np.array([min_max_dict[name[:-4]][name.endswith("_max")]], np.float32)
             out[name] = ndarray(v) if wrap else v
     return out
-
-
-def _collector(calib_mode: str, quantized_dtype: str, layers: list[str], custom, logger):
-    if calib_mode == "entropy":
-        return _LayerHistogramCollector(quantized_dtype, include_layers=layers, logger=logger)
-    if calib_mode == "naive":
-        return _LayerOutputMinMaxCollector(quantized_dtype, include_layers=layers, logger=logger)
-    if calib_mode == "custom" and custom is not None:
-        if not isinstance(custom, CalibrationCollector):
-            raise QuantizationError("LayerOutputCollector must be a CalibrationCollector, got "
-                                    f"{type(custom).__name__}")
-        if custom.include_layers is None:
-            custom.include_layers = layers
-        return custom
-    raise QuantizationError(f"unknown calibration mode {calib_mode!r}, expected 'none', "
-                            "'naive', 'entropy' or 'custom' (with a LayerOutputCollector)")
 
 
 def quantize_graph(sym: Symbol, arg_params: dict, aux_params: dict, device=None,
@@ -152,7 +136,8 @@ def quantize_graph(sym: Symbol, arg_params: dict, aux_params: dict, device=None,
                                     quantize_granularity)
     collector = None
     if calib_mode not in (None, "none"):
-        collector = _collector(calib_mode, quantized_dtype, layers, LayerOutputCollector, logger)
+        collector = make_collector(calib_mode, quantized_dtype, layers, LayerOutputCollector,
+                                   logger)
     return qsym, _quantize_params(qsym, arg_params, {}), aux_params, collector, layers
 
 
