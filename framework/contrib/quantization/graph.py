@@ -40,9 +40,6 @@ def _is_fc(n: Node) -> bool:
     return not n.is_var and n.op is _op("_sg_mkldnn_fully_connected")
 
 
-# un-fused INT8 layers that output int32 levels: MXNet's quantize pass follows each with a
-# `_contrib_requantize` (its FNeedRequantize), which calibration later gives a range
-NEEDS_REQUANTIZE = ("_contrib_quantized_conv", "_contrib_quantized_fully_connected")
 # the INT8 LSTM reads its data as asymmetric uint8 (`_contrib_quantize_asym`), its parameters and
 # states in float, and outputs float (MXNet's FNeedAsymQuantizeInput / FAvoidDequantizeOutput)
 QUANTIZED_RNN = "_contrib_quantized_rnn"
@@ -89,7 +86,7 @@ def _smart(sym: Symbol, marked: set[int]) -> set[int]:
         for s, _ in n.inputs:
             readers.setdefault(id(s), []).append(id(n))
     must = {k for k in marked
-            if _fused(nodes[k]) or quantized_form(nodes[k]) in NEEDS_REQUANTIZE + (QUANTIZED_RNN,)}
+            if _fused(nodes[k]) or needs_requantize(nodes[k]) or _float_out(nodes[k])}
     support = marked - must
 
     def reach(step) -> set[int]:
@@ -103,6 +100,19 @@ def _smart(sym: Symbol, marked: set[int]) -> set[int]:
     up = reach(lambda k: [id(s) for s, _ in nodes[k].inputs])
     down = reach(lambda k: readers.get(k, []))
     return must | (up & down)
+
+
+def needs_requantize(n: Node) -> bool:
+    """An un-fused INT8 layer that outputs int32 levels and takes no range of its own: MXNet's
+    quantize pass follows it with a `_contrib_requantize` (its FNeedRequantize), which
+    calibration later gives a range."""
+    q = quantized_form(n)
+    if q is None or _fused(n) or "min_calib_range" in _op(q).attrs:
+        return False
+    qop = _op(q)
+    names = qop.input_names(qop.parse_attrs(n.attrs))
+    return qop.infer_type(qop.parse_attrs(n.attrs), [np.dtype(np.uint8)] * len(names))[0] == \
+        np.int32
 
 
 def _float_out(n: Node) -> bool:
@@ -133,7 +143,7 @@ def plan(sym: Symbol, excluded_names: set[str], excluded_ops: set[str], mode: st
     for n in sym.topo():
         if id(n) not in p.quantized:
             continue
-        if calibrates_output(n) or quantized_form(n) in NEEDS_REQUANTIZE:
+        if calibrates_output(n) or needs_requantize(n):
             p.calib[_entry_name(n, 0)] = (n, 0)
         for k, (src, i) in enumerate(n.inputs):
             if _avoided(n, k, granularity) or (id(src) in p.quantized and not _float_out(src)) \
@@ -218,7 +228,7 @@ class _Builder:
         if "enable_float_output" in attrs:
             self.float_out[id(n)] = q
         self.mirror[id(n)] = q
-        if (_fused(n) and not calibrated) or opname in NEEDS_REQUANTIZE:
+        if (_fused(n) and not calibrated) or needs_requantize(n):
             self.mirror[id(n)] = Node("_contrib_requantize", f"requantize_{n.name}",
                                       {"out_type": self.dtype}, [(q, 0), (q, 1), (q, 2)],
                                       op=_op("_contrib_requantize"))
