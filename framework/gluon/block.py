@@ -261,6 +261,7 @@ class Block:
                 continue
             params[name]._load_init(value, device, cast_dtype=cast_dtype,
                                     dtype_source=dtype_source)
+        self.apply(lambda b: getattr(b, "_params_reloaded", lambda: None)())
 
     # -- calling ------------------------------------------------------------------------------
     def __call__(self, *args):

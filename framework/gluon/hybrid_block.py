@@ -111,6 +111,13 @@ class HybridBlock(Block):
             self._active = False
         self._clear_cached_op()
 
+    def _params_reloaded(self) -> None:
+        """After load_dict/load_parameters: a graph the default engine compiled with the old
+        parameter values recompiles on the next call (the traced graph stays)."""
+        if self.__dict__.pop("_engine_compiled", False):
+            self._cached_op = None
+            self.__dict__["_fast"] = None
+
     def _clear_cached_op(self) -> None:
         if hasattr(self, "_cached_op"):
             self._cached_graph = ()
@@ -266,6 +273,9 @@ class HybridBlock(Block):
                       if i < len(flat) and hasattr(flat[i], "shape")}
             # the traced inputs include what the block itself adds (an RNN layer's states)
             shapes.update(getattr(self, "_traced_shapes", None) or {})
+            # the default engine may bake parameter values into what it compiles (folded
+            # BatchNorm, ONNX Runtime initializers): reloaded parameters recompile it
+            self.__dict__["_engine_compiled"] = default
             try:
                 out, params, serial = self._apply_backend(out, params, serial, shapes, backend)
             except Exception as e:  # noqa: BLE001 - the default engine is a speed-up only

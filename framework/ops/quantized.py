@@ -52,7 +52,7 @@ def _quantize_v2_type(a: Attrs, d: list) -> list:
     return [out, _F32, _F32]
 
 
-@register("_contrib_quantize_v2",
+@register("_contrib_quantize_v2", "_npx_contrib_quantize_v2",
           attrs={"out_type": Str("int8", choices=("auto", "int8", "uint8")), **CALIB_ATTRS,
                  "shifted_output": Bool(None)},
           num_outputs=3, infer_shape=lambda a, s: _ranged(s[0]),
@@ -79,7 +79,7 @@ def quantize_v2(a: Attrs, x: np.ndarray):
     return (q.saturate(x.astype(np.float32) * scale, dt), *q.range_out(out_lo, out_hi))
 
 
-@register("_contrib_quantize", inputs=("data", "min_range", "max_range"),
+@register("_contrib_quantize", "_npx_contrib_quantize", inputs=("data", "min_range", "max_range"),
           attrs={"out_type": Str("uint8", choices=("int8", "uint8"))},
           num_outputs=3, infer_shape=lambda a, s: _ranged(s[0]),
           infer_type=lambda a, d: [np.dtype(a.out_type), _F32, _F32], strict=True, quantized=True,
@@ -116,7 +116,7 @@ def _requantize_type(a: Attrs, d: list) -> list:
     return [q.auto_dtype(a.out_type, *_calib(a)), _F32, _F32]
 
 
-@register("_contrib_requantize", inputs=("data", "min_range", "max_range"),
+@register("_contrib_requantize", "_npx_requantize", inputs=("data", "min_range", "max_range"),
           attrs={"out_type": Str("int8", choices=("auto", "int8", "uint8")), **CALIB_ATTRS},
           num_outputs=3, infer_shape=lambda a, s: _ranged(s[0]),
           infer_type=_requantize_type, strict=True, quantized=True, monitor_indexed_outputs=True,
@@ -143,7 +143,7 @@ def _pool_type(a: Attrs, d: list) -> list:
     return [np.dtype(d[0]), np.dtype(d[1]), np.dtype(d[2])]     # the range passes through
 
 
-@register("_contrib_quantized_pooling", inputs=("data", "min_data", "max_data"),
+@register("_contrib_quantized_pooling", "_npx_quantized_pooling", inputs=("data", "min_data", "max_data"),
           attrs=POOL_ATTRS, num_outputs=3, output_names=_OUT3,
           infer_shape=lambda a, s: _ranged(_pool_shape(a, [s[0]])[0]), infer_type=_pool_type,
           strict=True, quantized=True,
@@ -160,7 +160,7 @@ def quantized_pooling(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     return q.saturate(res, x.dtype), lo, hi
 
 
-@register("_contrib_quantized_act", inputs=("data", "min_data", "max_data"),
+@register("_contrib_quantized_act", "_npx_quantized_act", inputs=("data", "min_data", "max_data"),
           attrs={"act_type": Str(choices=("relu",))}, num_outputs=3, output_names=_OUT3,
           infer_shape=lambda a, s: _ranged(s[0]), infer_type=_pool_type, strict=True, quantized=True,
           input_dtypes=float_ranges)
@@ -170,7 +170,7 @@ def quantized_act(a: Attrs, x: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     return np.maximum(x, x.dtype.type(0)), lo, hi
 
 
-@register("_contrib_quantized_flatten", inputs=("data", "min_data", "max_data"),
+@register("_contrib_quantized_flatten", "_npx_quantized_flatten", inputs=("data", "min_data", "max_data"),
           num_outputs=3, output_names=_OUT3,
           infer_shape=lambda a, s: _ranged((s[0][0], int(np.prod(s[0][1:])))),
           infer_type=_pool_type, strict=True, quantized=True,
@@ -227,7 +227,7 @@ def _add_shape(a: Attrs, s: list) -> list:
     return _ranged(s[0])
 
 
-@register("_contrib_quantized_elemwise_add",
+@register("_contrib_quantized_elemwise_add", "_npx_quantized_elemwise_add",
           inputs=("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"), attrs=CALIB_ATTRS,
           num_outputs=3, output_names=_OUT3, infer_shape=_add_shape, infer_type=_add_type,
           strict=True, quantized=True,

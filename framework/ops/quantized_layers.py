@@ -37,7 +37,7 @@ def _int8_dtypes(a: Attrs, names: list[str]) -> list:
             for n, d in zip(names, float_ranges(a, names))]
 
 
-@register("_contrib_quantized_conv", attrs=CONV_ATTRS, inputs=_inputs, num_outputs=3,
+@register("_contrib_quantized_conv", "_npx_quantized_conv", attrs=CONV_ATTRS, inputs=_inputs, num_outputs=3,
           output_names=_OUT3, input_dtypes=_int8_dtypes, quantized=True,
           infer_shape=lambda a, s: [_conv_shape(a, s[:2])[0], (1,), (1,)],
           infer_type=lambda a, d: [_INT32, q.F32, q.F32])
@@ -54,7 +54,8 @@ def quantized_conv(a: Attrs, *ins: np.ndarray):
     return q.saturate(acc, np.int32), *q.range_out(-top, top)
 
 
-@register("_contrib_quantized_fully_connected", attrs=FC_ATTRS, inputs=_inputs, num_outputs=3,
+@register("_contrib_quantized_fully_connected", "_npx_quantized_fully_connected",
+          attrs=FC_ATTRS, inputs=_inputs, num_outputs=3,
           output_names=_OUT3, input_dtypes=_int8_dtypes, quantized=True,
           infer_shape=lambda a, s: [_fc_shape(a, s[:1])[0], (1,), (1,)],
           infer_type=lambda a, d: [_INT32, q.F32, q.F32])
@@ -74,3 +75,9 @@ def quantized_fully_connected(a: Attrs, *ins: np.ndarray):
     levels = 255 if x.dtype == np.uint8 else 127    # MXNet's S8U8 range reads the weight as u8
     top = q.int32_range(dlo, dhi, 127, wlo, whi, levels)
     return q.saturate(acc, np.int32), *q.range_out(-top, top)
+
+
+# MXNet's FQuantizedOp of the plain layers (a graph quantized without oneDNN fusion:
+# contrib.quantization.quantize_model)
+convolution.quantized_as = quantized_conv.name
+fully_connected.quantized_as = quantized_fully_connected.name

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from framework.contrib.quantization.calibrate import (CalibrationError, Histogram,
-                                                      HistogramCollector, MinMaxCollector,
                                                       entropy_range, optimal_threshold,
                                                       smooth_distribution)
+from framework.contrib.quantization.collectors import (_LayerHistogramCollector,
+                                                       _LayerOutputMinMaxCollector)
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "fixtures", "quantization", "entropy.npz")
 REF = np.load(FIX)
@@ -73,10 +74,13 @@ def test_bad_histogram_is_refused():
 
 
 def test_collectors_accumulate_over_batches():
-    mm, hc = MinMaxCollector(), HistogramCollector(num_bins=801)
+    mm = _LayerOutputMinMaxCollector("int8", include_layers=["x"])
+    hc = _LayerHistogramCollector("int8", num_bins=801, include_layers=["x"])
     for b in (np.array([-1.0, 2.0]), np.array([0.5, 3.0]), np.array([-4.0, 0.0])):
-        mm.collect("x", b)
-        hc.collect("x", b)
-    assert mm.ranges("int8") == {"x": (-4.0, 3.0)}
-    h = hc.hist_dict["x"]
-    assert h.hist.sum() == 6 and (h.min, h.max) == (-4.0, 3.0) and h.th >= 4.0
+        for c in (mm, hc):
+            c.collect("x", "Convolution", b)
+            c.collect("y", "Convolution", b)       # not an included layer: ignored
+    assert mm.post_collect() == {"x": (-4.0, 3.0)}
+    hist, edges, lo, hi, th = hc.hist_dict["x"]
+    assert hist.sum() == 6 and (lo, hi) == (-4.0, 3.0) and th >= 4.0 and len(edges) == len(hist) + 1
+    assert set(hc.hist_dict) == {"x"}

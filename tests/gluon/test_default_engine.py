@@ -173,3 +173,27 @@ def test_a_symbolblock_runs_its_cached_op_on_the_default_engine(default_engine):
                               str(d / "mini_resnet_v1-0000.params"))
     _within_bound(blk(mx.np.array(inputs["data"])).asnumpy(), expected[0])
     assert OP in _served_ops(blk)
+
+
+@pytest.mark.parametrize("layer", ["batchnorm", "convnet"])
+def test_load_dict_after_hybridize_uses_the_new_parameters(default_engine, layer):
+    """The engine's compiled graph may hold parameter values (ONNX Runtime initializers, folded
+    BatchNorm); load_dict / load_parameters must reach the next call, as in MXNet."""
+    if layer == "batchnorm":
+        net = nn.BatchNorm(use_global_stats=True)
+        net.initialize()
+    else:
+        net = _convnet()
+    x = _x(2, 4 if layer == "batchnorm" else 3, 8, 8)
+    net.hybridize()
+    net(x)
+    rng = np.random.RandomState(5)
+    new = {k: mx.np.array(rng.uniform(0.5, 2.0, p.shape).astype(np.float32))
+           for k, p in net.collect_params().items()}
+    net.load_dict(new)
+    want = net(x).asnumpy()
+    fresh = nn.BatchNorm(use_global_stats=True) if layer == "batchnorm" else _convnet()
+    fresh.initialize(force_reinit=True)
+    fresh(x)
+    fresh.load_dict(new)                 # never hybridized: computes with `new`
+    _within_bound(want, fresh(x).asnumpy())

@@ -104,6 +104,12 @@ CASES: dict[str, tuple[dict, list]] = {
                                            [i8(2, 5), i8(4, 5), *MM, *MM]),
     "_contrib_quantized_pooling": (dict(kernel=(2, 2)), [u8(1, 2, 4, 4), *MM]),
     "_contrib_requantize": ({}, [i32(2, 3, high=1000), R * -4, R * 4]),
+    "_contrib_quantized_npi_add": ({}, [i8(2, 3), u8(1, 3), *MM, *MM]),
+    "_contrib_quantized_elemwise_mul": ({}, [i8(2, 3), i8(2, 3), *MM, *MM]),
+    "_contrib_quantized_transpose": (dict(axes=(1, 0)), [i8(2, 3), *MM]),
+    "_npx_quantized_reshape": (dict(newshape=(3, 2)), [i8(2, 3), *MM]),
+    "_contrib_quantized_embedding": (dict(input_dim=4, output_dim=3),
+                                     [arr([2.0, 0.0]), i8(4, 3), *MM]),
     "_full": (dict(shape=(2, 3), value=2.0), []),
     "_hs_affine": ({}, [(2, 3, 4, 5), (5,), (5,)]),
     "_hs_chmax": ({}, [(2, 3, 4, 5), (5,)]),
@@ -236,6 +242,9 @@ SKIP: dict[str, str] = {
                        "tests/compiler/test_partition.py checks it against the ops it replaces",
     "_sg_mkldnn_conv": "reads its configuration from the node's subgraph (a real MXNet INT8 "
                        "export): tests/int8/test_mxnet_int8_exports.py runs those files",
+    "_contrib_quantized_rnn": "its fused parameter vector and per-gate scales come from a "
+                              "calibrated LSTM: tests/int8/test_quantized_ops_v2.py runs it "
+                              "against the float LSTM",
     "_sg_mkldnn_fully_connected": "reads its configuration from the node's subgraph (a real MXNet "
                                   "INT8 export): tests/int8/test_mxnet_int8_exports.py runs them",
 }

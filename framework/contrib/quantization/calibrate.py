@@ -32,6 +32,17 @@ class Histogram:
         self.th = max(abs(self.min), abs(self.max))
         self.hist, self.edges = np.histogram(arr, bins=num_bins, range=(-self.th, self.th))
 
+    @classmethod
+    def from_tuple(cls, t: tuple) -> "Histogram":
+        """From MXNet's (hist, edges, min, max, th) tuple."""
+        h = cls.__new__(cls)
+        h.hist, h.edges = np.asarray(t[0]), np.asarray(t[1])
+        h.min, h.max, h.th = (float(v) for v in t[2:5])
+        return h
+
+    def as_tuple(self) -> tuple:
+        return self.hist, self.edges, self.min, self.max, self.th
+
     def add(self, arr: np.ndarray) -> None:
         lo, hi = float(np.min(arr)), float(np.max(arr))
         th = max(abs(lo), abs(hi))
@@ -110,43 +121,18 @@ def optimal_threshold(hist: np.ndarray, edges: np.ndarray,
     return float(edges[n // 2 + best_i + 1]), best
 
 
-def entropy_range(h: Histogram, quantized_dtype: str) -> tuple[float, float]:
-    """MXNet's (min, max) calibration range from a histogram: (0, t) for a non-negative
-    output quantized to uint8 ('auto' or 'uint8'), else (-t, t)."""
+def entropy_threshold(h: Histogram, quantized_dtype: str,
+                      num_quantized_bins: int = NUM_QUANTIZED_BINS) -> tuple[float, float, bool]:
+    """(threshold, divergence, unsigned): a non-negative output quantized to uint8 ('auto' or
+    'uint8') is merged into 2n+1 quantized bins and gets the range (0, t), else (-t, t)."""
     unsigned = h.min >= 0 and quantized_dtype in ("auto", "uint8")
-    bins = NUM_QUANTIZED_BINS * 2 + 1 if unsigned else NUM_QUANTIZED_BINS
-    t, _ = optimal_threshold(h.hist, h.edges, bins)
+    bins = num_quantized_bins * 2 + 1 if unsigned else num_quantized_bins
+    t, d = optimal_threshold(h.hist, h.edges, bins)
+    return t, d, unsigned
+
+
+def entropy_range(h: Histogram, quantized_dtype: str,
+                  num_quantized_bins: int = NUM_QUANTIZED_BINS) -> tuple[float, float]:
+    """MXNet's (min, max) calibration range from a histogram."""
+    t, _, unsigned = entropy_threshold(h, quantized_dtype, num_quantized_bins)
     return (0.0, t) if unsigned else (-t, t)
-
-
-class MinMaxCollector:
-    """Naive calibration: per layer, the running (min, max) of its output."""
-
-    def __init__(self):
-        self.min_max_dict: dict[str, tuple[float, float]] = {}
-
-    def collect(self, name: str, arr: np.ndarray) -> None:
-        lo, hi = float(np.min(arr)), float(np.max(arr))
-        old = self.min_max_dict.get(name)
-        self.min_max_dict[name] = (lo, hi) if old is None else (min(old[0], lo), max(old[1], hi))
-
-    def ranges(self, quantized_dtype: str) -> dict[str, tuple[float, float]]:
-        return dict(self.min_max_dict)
-
-
-class HistogramCollector:
-    """Entropy calibration: per layer, the histogram of its output."""
-
-    def __init__(self, num_bins: int = NUM_BINS):
-        self.hist_dict: dict[str, Histogram] = {}
-        self.num_bins = num_bins
-
-    def collect(self, name: str, arr: np.ndarray) -> None:
-        h = self.hist_dict.get(name)
-        if h is None:
-            self.hist_dict[name] = Histogram(arr, self.num_bins)
-        else:
-            h.add(arr)
-
-    def ranges(self, quantized_dtype: str) -> dict[str, tuple[float, float]]:
-        return {k: entropy_range(h, quantized_dtype) for k, h in self.hist_dict.items()}

@@ -25,6 +25,7 @@ from .fuse import _entry_name
 
 Entry = tuple
 Range = tuple  # (min, max)
+MODES = ("full", "smart")
 
 
 def _op(name: str):
@@ -37,6 +38,11 @@ def _fused(n: Node) -> bool:
 
 def _is_fc(n: Node) -> bool:
     return not n.is_var and n.op is _op("_sg_mkldnn_fully_connected")
+
+
+# the INT8 LSTM reads its data as asymmetric uint8 (`_contrib_quantize_asym`), its parameters and
+# states in float, and outputs float (MXNet's FNeedAsymQuantizeInput / FAvoidDequantizeOutput)
+QUANTIZED_RNN = "_contrib_quantized_rnn"
 
 
 def quantized_form(n: Node) -> str | None:
@@ -79,7 +85,8 @@ def _smart(sym: Symbol, marked: set[int]) -> set[int]:
     for n in nodes.values():
         for s, _ in n.inputs:
             readers.setdefault(id(s), []).append(id(n))
-    must = {k for k in marked if _fused(nodes[k])}
+    must = {k for k in marked
+            if _fused(nodes[k]) or needs_requantize(nodes[k]) or _float_out(nodes[k])}
     support = marked - must
 
     def reach(step) -> set[int]:
@@ -95,15 +102,39 @@ def _smart(sym: Symbol, marked: set[int]) -> set[int]:
     return must | (up & down)
 
 
-def _avoided(n: Node, k: int) -> bool:
-    """Inputs a quantized node reads in float (a fused conv's weights and BatchNorm)."""
-    if not (_fused(n) and not _is_fc(n)):
+def needs_requantize(n: Node) -> bool:
+    """An un-fused INT8 layer that outputs int32 levels and takes no range of its own: MXNet's
+    quantize pass follows it with a `_contrib_requantize` (its FNeedRequantize), which
+    calibration later gives a range."""
+    q = quantized_form(n)
+    if q is None or _fused(n) or "min_calib_range" in _op(q).attrs:
+        return False
+    qop = _op(q)
+    names = qop.input_names(qop.parse_attrs(n.attrs))
+    return qop.infer_type(qop.parse_attrs(n.attrs), [np.dtype(np.uint8)] * len(names))[0] == \
+        np.int32
+
+
+def _float_out(n: Node) -> bool:
+    """A quantized node whose outputs are float (the INT8 LSTM)."""
+    return quantized_form(n) == QUANTIZED_RNN
+
+
+def _avoided(n: Node, k: int, granularity: str = "tensor-wise") -> bool:
+    """Inputs a quantized node reads in float (a fused conv's weights and BatchNorm; a
+    channel-wise fused FC's weight and bias, which it quantizes per output row itself; the
+    INT8 LSTM's parameters and states)."""
+    if _float_out(n):
+        return k != 0
+    if _is_fc(n):
+        return granularity == "channel-wise" and k in (1, 2)
+    if not _fused(n):
         return False
     return k != 0 and not (n.parsed.with_sum and k == len(n.inputs) - 1)
 
 
 def plan(sym: Symbol, excluded_names: set[str], excluded_ops: set[str], mode: str,
-         offline: set[str]) -> Plan:
+         offline: set[str], granularity: str = "tensor-wise") -> Plan:
     p = Plan()
     excluded_ops = {get_op(o) for o in excluded_ops if has_op(o)}     # MXNet ignores unknown
     marked = {id(n) for n in sym.topo()
@@ -112,23 +143,25 @@ def plan(sym: Symbol, excluded_names: set[str], excluded_ops: set[str], mode: st
     for n in sym.topo():
         if id(n) not in p.quantized:
             continue
-        if calibrates_output(n):
+        if calibrates_output(n) or needs_requantize(n):
             p.calib[_entry_name(n, 0)] = (n, 0)
         for k, (src, i) in enumerate(n.inputs):
-            if _avoided(n, k) or id(src) in p.quantized or (src.is_var and src.name in offline):
+            if _avoided(n, k, granularity) or (id(src) in p.quantized and not _float_out(src)) \
+                    or (src.is_var and src.name in offline):
                 continue
             p.calib[_entry_name(src, i)] = (src, i)
     return p
 
 
-def _fmt(v: float) -> str:
+def fmt(v: float) -> str:
     return "%f" % np.float32(v)               # MXNet writes std::to_string(float)
 
 
 class _Builder:
     def __init__(self, sym: Symbol, p: Plan, ranges: dict[str, Range] | None, dtype: str,
-                 offline: set[str]):
+                 offline: set[str], granularity: str):
         self.p, self.ranges, self.dtype, self.offline = p, ranges or {}, dtype, offline
+        self.granularity = granularity
         self.mirror: dict[int, Node] = {}       # id(old quantized node) -> node giving q outputs
         self.quantize: dict[tuple, Node] = {}
         self.dequantize: dict[int, Node] = {}
@@ -141,10 +174,10 @@ class _Builder:
 
     def _range_attrs(self, name: str) -> dict[str, str]:
         r = self.ranges.get(name)
-        return {} if r is None else {"min_calib_range": _fmt(r[0]), "max_calib_range": _fmt(r[1])}
+        return {} if r is None else {"min_calib_range": fmt(r[0]), "max_calib_range": fmt(r[1])}
 
-    def _quantize_entry(self, src: Node, i: int, new: Entry) -> list[Entry]:
-        key = (id(new[0]), new[1])
+    def _quantize_entry(self, src: Node, i: int, new: Entry, asym: bool = False) -> list[Entry]:
+        key = (id(new[0]), new[1], asym)
         if src.is_var and src.name in self.offline:
             base = f"{src.name}_quantize"
             vs = [Node("null", base), Node("null", base + "_min"), Node("null", base + "_max")]
@@ -152,28 +185,34 @@ class _Builder:
         if key not in self.quantize:
             suffix = "" if src.is_var else "_" + (str(i) if src.op.monitor_indexed_outputs
                                                   else src.op.output_name(src.parsed, i))
-            attrs = {"out_type": self.dtype, **self._range_attrs(_entry_name(src, i))}
-            self.quantize[key] = Node("_contrib_quantize_v2", f"{src.name}{suffix}_quantize",
-                                      attrs, [new], op=_op("_contrib_quantize_v2"))
+            attrs = {} if asym else {"out_type": self.dtype}
+            attrs.update(self._range_attrs(_entry_name(src, i)))
+            opname = "_contrib_quantize_asym" if asym else "_contrib_quantize_v2"
+            self.quantize[key] = Node(opname, f"{src.name}{suffix}_quantize", attrs, [new],
+                                      op=_op(opname))
         qn = self.quantize[key]
         return [(qn, 0), (qn, 1), (qn, 2)]
 
     def quantized_node(self, n: Node, ins: list[Entry]) -> list[Entry]:
         data, extra = [], []
         for k, ((src, i), new) in enumerate(zip(n.inputs, ins)):
-            if _avoided(n, k):
+            if _avoided(n, k, self.granularity):
                 data.append(new)
                 continue
-            if id(src) in self.p.quantized:
+            if id(src) in self.p.quantized and not _float_out(src):
                 m = self.mirror[id(src)]
                 q = [(m, 0), (m, 1), (m, 2)]
             else:
-                q = self._quantize_entry(src, i, new)
+                q = self._quantize_entry(src, i, new, asym=_float_out(n))
             data.append(q[0])
             extra += q[1:]
         attrs, opname = dict(n.attrs), quantized_form(n)
+        if opname == QUANTIZED_RNN:
+            attrs["quantized"] = "true"
         if _fused(n):
             attrs["quantized"] = "True" if _is_fc(n) else "true"
+        if _is_fc(n) and self.granularity == "channel-wise":
+            attrs["channel_wise_quantize"] = "True"
         out_name = _entry_name(n, 0)
         calibrated = calibrates_output(n) and out_name in self.ranges
         float_only = not any(id(r) in self.p.quantized for r in self.readers.get(id(n), []))
@@ -183,10 +222,13 @@ class _Builder:
             attrs.update(self._range_attrs(out_name))
         q = Node(opname, f"quantized_{n.name}", attrs, data + extra, op=_op(opname))
         q.subgraphs = n.subgraphs
+        if opname == QUANTIZED_RNN:
+            self.float_out[id(n)] = self.mirror[id(n)] = q
+            return [(q, i) for i in range(q.num_outputs())]
         if "enable_float_output" in attrs:
             self.float_out[id(n)] = q
         self.mirror[id(n)] = q
-        if _fused(n) and not calibrated:
+        if (_fused(n) and not calibrated) or needs_requantize(n):
             self.mirror[id(n)] = Node("_contrib_requantize", f"requantize_{n.name}",
                                       {"out_type": self.dtype}, [(q, 0), (q, 1), (q, 2)],
                                       op=_op("_contrib_requantize"))
@@ -197,7 +239,7 @@ class _Builder:
         if id(src) not in self.p.quantized:
             return new
         if id(src) in self.float_out:
-            return (self.float_out[id(src)], 0)
+            return (self.float_out[id(src)], i)
         if id(src) not in self.dequantize:
             m = self.mirror[id(src)]
             self.dequantize[id(src)] = Node("_contrib_dequantize", f"{src.name}_dequantize", {},
@@ -207,9 +249,9 @@ class _Builder:
 
 
 def build(sym: Symbol, p: Plan, ranges: dict[str, Range] | None, quantized_dtype: str,
-          offline: set[str]) -> Symbol:
+          offline: set[str], granularity: str = "tensor-wise") -> Symbol:
     """The quantized graph (`ranges`: calibrated entries; None or empty: calib_mode 'none')."""
-    b = _Builder(sym, p, ranges, quantized_dtype, offline)
+    b = _Builder(sym, p, ranges, quantized_dtype, offline, granularity)
 
     def visit(n: Node, ins, done):
         if n.is_var:
@@ -246,6 +288,6 @@ def align_concat_ranges(sym: Symbol) -> Symbol:
         lo = min(float(s.attrs["min_calib_range"]) for s in tagged)
         hi = max(float(s.attrs["max_calib_range"]) for s in tagged)
         for s in tagged:
-            s.attrs.update(min_calib_range=_fmt(lo), max_calib_range=_fmt(hi))
+            s.attrs.update(min_calib_range=fmt(lo), max_calib_range=fmt(hi))
             s._parsed = None
     return sym

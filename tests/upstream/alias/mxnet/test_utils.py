@@ -284,3 +284,17 @@ def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5, suc
     ps = [_chi_square_p(generator, buckets, probs, nsamples) for _ in range(nrepeat)]
     assert sum(p > alpha for p in ps) >= success_rate * nrepeat, f"p-values {ps}"
     return ps
+
+
+class DummyIter(mx.io.DataIter):
+    """An iterator that returns its source's first batch for ever (MXNet's speed-test helper)."""
+
+    def __init__(self, real_iter):
+        super().__init__(real_iter.batch_size)
+        self.real_iter = real_iter
+        self.provide_data = real_iter.provide_data
+        self.provide_label = real_iter.provide_label
+        self.the_batch = next(real_iter)
+
+    def next(self):
+        return self.the_batch
