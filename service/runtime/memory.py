@@ -31,6 +31,8 @@ import numpy as np
 
 from framework.heap import heap_in_use, rss_bytes, trim_heap
 
+from .probe import attempt
+
 T = TypeVar("T")
 _measure_lock = threading.Lock()
 _warmed = False         # the process-wide warm-up ran (once, before the first measurement)
@@ -127,12 +129,13 @@ def measured(load: Callable[[], T], warm: Callable[[], object] | None = None) ->
     with _measure_lock:
         if warm is not None and not _warmed:
             _warmed = True
-            try:
-                _keep.append(warm())
-            except Exception:  # noqa: BLE001 - only the figures suffer: never fail a load
+            kept, e = attempt(warm)         # only the figures suffer: never fail a load
+            if e is None:
+                _keep.append(kept)
+            else:
                 logging.getLogger("hybridserve.memory").warning(
                     "memory warm-up failed: the first model's figure includes process-wide "
-                    "costs", exc_info=True)
+                    "costs", exc_info=e)
         trim()
         before, heap_before = rss_bytes(), heap_in_use()
         out = load()
