@@ -107,3 +107,19 @@ def test_a_configless_conv_flatten_dense_upload_serves_on_onnxruntime(tmp_path):
         assert compiled.within_bound([r.run([x])[0]], [want]) is None
     (region,) = _regions(r)
     assert ((3, 10, 10),) in region.cache.keys() and region.fallback_calls == 0
+
+
+def test_a_configless_conv_flatten_dense_upload_asking_bf16_runs_on_openvino(tmp_path):
+    """A config that only asks for bf16 (no inputs) is just as config-less: OpenVINO (in bf16,
+    or f32 where the CPU has none, with the reason), not NumPy."""
+    pytest.importorskip("openvino")
+    from service.repository.config import ModelConfig
+    _, files = _conv_flatten_dense(tmp_path, 10)
+    r = Runner.load("cfd", "1", files, ModelConfig(precision="bf16"))
+    meta = r.metadata(["1"])["parameters"]
+    assert r.free == 10 and meta["engine"] == "openvino"
+    assert meta["openvino_nodes"] == meta["graph_nodes"]
+    assert meta["precision"] == "bf16" or "bf16 not used" in meta["engine_fallback_reason"]
+    x = _x(2, 3, 10, 10)
+    want = r.run_hooked([x], lambda *_: None)[0]
+    assert compiled.within_bound([r.run([x])[0]], [want], compiled.BF16_BOUND) is None
