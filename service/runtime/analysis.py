@@ -55,6 +55,12 @@ class GraphFacts:
                 self._shapes[key] = got
         return got
 
+    def accepts(self, known: dict[str, tuple]) -> bool:
+        """Whether every graph output has a shape at these data shapes (no node refuses them),
+        without keeping the result: probes of candidate shapes must not crowd the cache."""
+        shapes = infer_shapes(self.sym, {**self.param_shapes, **known}, tolerant=True)
+        return all(shapes.get((id(n), i)) is not None for n, i in self.sym.outputs)
+
     def dtypes(self, known: dict[str, np.dtype]) -> dict:
         """Dtype of every entry at these input dtypes; empty when the graph's dtype rules
         cannot follow them (readers then assume the default, FP32)."""

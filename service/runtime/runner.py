@@ -39,7 +39,7 @@ from .analysis import GraphFacts
 from .probe import attempt
 from .int8 import quantize_for_serving
 from .compiled import Engine, OrtOptions, optimised_twin, ort_twin, verification_inputs
-from .signature import (IOSpec, concrete, default_input, infer_outputs, param_vars,
+from .signature import (IOSpec, concrete, default_input, example_free, infer_outputs, param_vars,
                         output_names)
 from .summary import input_shapes
 from .transforms import Transforms
@@ -105,6 +105,7 @@ class Runner:
         self.output_index = {s.name: k for k, s in enumerate(outputs)}
         self.flops_per_item: int | None = None
         self.warm = False
+        self.free = 1                   # the warm-up's size for free dims beyond the batch
         self.load_seconds = 0.0
         self.optimised = False              # requests run the NumPy optimize_for twin
         self.engine = Engine()              # what requests run, and why
@@ -163,10 +164,12 @@ class Runner:
         effective = cls._effective_config(name, cfg, config is None, inputs, outputs,
                                           default_max_batch_size)
         warm_batch = max(cls._warm_sizes(effective))
-        warm = {s.name: concrete(s.shape, warm_batch, 1) for s in inputs if s.shape is not None}
+        free = example_free(facts, inputs, warm_batch)
+        warm = {s.name: concrete(s.shape, warm_batch, free) for s in inputs if s.shape is not None}
         check_inputs(warm, max_tensor_elements)
         check_activations(sym, facts.shapes(warm), max_tensor_elements, max_activation_bytes)
         r = cls(name, version, block, sym, inputs, outputs, effective, facts)
+        r.free = free
         r.quantization = quantization
         r.transforms = Transforms.build(name, effective, inputs, files)
         r._warm_up(explicit=bool(cfg.inputs), optimize=optimize, buffer_sets=buffer_sets,
@@ -253,7 +256,7 @@ class Runner:
             self._blind_engine(choice)
             return
         sizes = self._warm_sizes(self.config)
-        checks = [verification_inputs([(concrete(s.shape, b, 1), s.dtype) for s in self.inputs])
+        checks = [verification_inputs([(concrete(s.shape, b, self.free), s.dtype) for s in self.inputs])
                   for b in sizes]
 
         def warm() -> None:
@@ -280,7 +283,7 @@ class Runner:
             self._blind_engine(choice)
 
     def _zeros(self, batch: int) -> list[np.ndarray]:
-        return [np.zeros(concrete(s.shape, batch, 1), s.dtype) for s in self.inputs]
+        return [np.zeros(concrete(s.shape, batch, self.free), s.dtype) for s in self.inputs]
 
     def _optimise(self, checks: list[list[np.ndarray]], first: list[np.ndarray], optimize: bool,
                   choice: EngineChoice, ort: OrtOptions) -> None:

@@ -9,6 +9,7 @@ probed at two batch sizes: dims that move with the free input dims are reported 
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -106,6 +107,27 @@ def default_input(sym, name: str, params: dict[str, np.ndarray]) -> IOSpec:
 def concrete(shape: tuple[int, ...], batch: int, free: int) -> tuple[int, ...]:
     """Replace free dims: the first (batch) by `batch`, the others by `free`."""
     return tuple((batch if i == 0 else free) if d == -1 else d for i, d in enumerate(shape))
+
+
+MAX_FREE, FREE_SEARCH_S = 1024, 2.0     # bounds of the search for a size the graph accepts
+
+
+def example_free(facts: GraphFacts, inputs: list[IOSpec], batch: int = 1) -> int:
+    """The smallest size for the free dims beyond the batch at which the graph runs: 1 for most
+    (a global pooling takes any size), but a conv → Flatten → Dense graph (its weight fixes the
+    flattened size) accepts one size only, which the warm-up and its engine checks must use.
+    Square (one size for every free dim), found by shape inference alone, bounded in count and
+    time; 1 when none is found (the warm-up then says why it cannot run)."""
+    if not any(d == -1 for s in inputs if s.shape for d in s.shape[1:]):
+        return 1
+    deadline = time.perf_counter() + FREE_SEARCH_S
+    for free in range(1, MAX_FREE + 1):
+        if facts.accepts({s.name: concrete(s.shape, batch, free) for s in inputs
+                          if s.shape is not None}):
+            return free
+        if time.perf_counter() > deadline:
+            break
+    return 1
 
 
 def infer_outputs(facts: GraphFacts, inputs: list[IOSpec], names: list[str]) -> list[IOSpec]:

@@ -40,6 +40,7 @@ def _check(r: Runner, x: np.ndarray) -> None:
 def test_every_image_size_runs_on_onnxruntime_sessions_specialized_on_it():
     r = _configless()
     assert r.inputs[0].shape == (-1, 3, -1, -1) and r.engine.name == "onnxruntime"
+    assert r.free == 1                  # global pooling: the warm-up runs 1×1 images
     for shape in [(1, 3, 16, 16), (4, 3, 16, 16), (2, 3, 24, 20), (1, 3, 24, 20)]:
         _check(r, _x(*shape))
     (region,) = _regions(r)
@@ -72,3 +73,53 @@ def test_memory_figure_counts_sessions_built_after_load(monkeypatch):
     assert r.specialized_bytes() == 5 << 20
     _check(r, _x(1, 3, 32, 32))
     assert r.specialized_bytes() == 10 << 20 and mv.memory == 1000 + (10 << 20)
+
+
+def _conv_flatten_dense(d, side: int) -> tuple:
+    """Conv2D(4, 3) → Flatten → Dense(10), exported as Gluon does: the Dense's weight fixes the
+    flattened size, so of all image sizes only `side`×`side` runs."""
+    import framework as mx
+    from framework.gluon import nn
+    from service.repository.store import find_files
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(4, 3), nn.Flatten(), nn.Dense(10))
+    net.initialize()
+    net.hybridize()
+    net(mx.np.zeros((1, 3, side, side)))
+    net.export(str(d / "cfd"))
+    return net, find_files(d)
+
+
+def test_a_configless_conv_flatten_dense_upload_serves_on_onnxruntime(tmp_path):
+    """The warm-up and the engine's check run at the one size the Dense accepts (found from
+    the graph's shapes), not at 1×1, which no 3×3 convolution takes."""
+    import framework as mx
+    net, files = _conv_flatten_dense(tmp_path, 10)
+    r = Runner.load("cfd", "1", files, None)
+    meta = r.metadata(["1"])["parameters"]
+    assert r.inputs[0].shape == (-1, 3, -1, -1) and r.free == 10 and r.warm
+    assert meta["engine"] == "onnxruntime" and "engine_fallback_reason" not in meta
+    assert meta["onnxruntime_nodes"] == meta["graph_nodes"]
+    for batch in (1, 3):
+        x = _x(batch, 3, 10, 10, seed=batch)
+        _check(r, x)
+        want = net(mx.np.array(x)).asnumpy()          # the Gluon block that was exported
+        assert compiled.within_bound([r.run([x])[0]], [want]) is None
+    (region,) = _regions(r)
+    assert ((3, 10, 10),) in region.cache.keys() and region.fallback_calls == 0
+
+
+def test_a_configless_conv_flatten_dense_upload_asking_bf16_runs_on_openvino(tmp_path):
+    """A config that only asks for bf16 (no inputs) is just as config-less: OpenVINO (in bf16,
+    or f32 where the CPU has none, with the reason), not NumPy."""
+    pytest.importorskip("openvino")
+    from service.repository.config import ModelConfig
+    _, files = _conv_flatten_dense(tmp_path, 10)
+    r = Runner.load("cfd", "1", files, ModelConfig(precision="bf16"))
+    meta = r.metadata(["1"])["parameters"]
+    assert r.free == 10 and meta["engine"] == "openvino"
+    assert meta["openvino_nodes"] == meta["graph_nodes"]
+    assert meta["precision"] == "bf16" or "bf16 not used" in meta["engine_fallback_reason"]
+    x = _x(2, 3, 10, 10)
+    want = r.run_hooked([x], lambda *_: None)[0]
+    assert compiled.within_bound([r.run([x])[0]], [want], compiled.BF16_BOUND) is None
