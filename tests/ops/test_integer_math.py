@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from framework import sym
 from framework.base import OperatorError
 from framework.ops.registry import get_op
 
@@ -72,3 +73,10 @@ def test_float_only_ops_refuse_integer_data_by_name(name, inputs):
         op.kernel(op.parse_attrs({}), *inputs)
     with pytest.raises(OperatorError, match=name):
         op.dtypes(op.parse_attrs({}), [x.dtype for x in inputs])
+
+
+def test_type_inference_names_the_node_that_refuses_integer_data():
+    net = sym.BatchNorm(sym.var("data"), name="bn7")
+    with pytest.raises(OperatorError, match="node bn7: operator BatchNorm: takes floating-point"):
+        net.infer_type(data=np.int32)
+    assert net.infer_type(data=np.float32)[1] == [np.float32]
