@@ -1,6 +1,8 @@
 """Shared helpers of the tensor op families (elemwise, binary, reduce, shape, indexing…)."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..base import OperatorError, ShapeError
@@ -33,6 +35,31 @@ def ScalarAttr(default=1.0) -> Attr:
 
 def is_float(dt) -> bool:
     return np.dtype(dt).kind in "fc"
+
+
+def float_math(fn):
+    """`fn(x, out=None)`, a float formula MXNet evaluates in the input's own dtype: integer or bool
+    input is computed in float32 and truncated toward zero back into that dtype (C++'s
+    `DType(expr)`), so sigmoid of int32 stays int32."""
+    @functools.wraps(fn)
+    def run(x, *args, out=None, **kw):
+        if x.dtype.kind in "fc":
+            return fn(x, *args, out=out, **kw)
+        y = truncate_to(x.dtype, fn(x.astype(np.float32), *args, **kw))
+        if out is None:
+            return y
+        np.copyto(out, y)
+        return out
+    return run
+
+
+def truncate_to(dtype, y: np.ndarray) -> np.ndarray:
+    """`y` stored in `dtype` as MXNet's kernels store a float result into an integer output."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "fc":
+        return y.astype(dtype, copy=False)
+    with np.errstate(invalid="ignore"):   # inf/NaN have no integer value: C++ leaves it undefined
+        return np.trunc(y).astype(dtype)
 
 
 def result_dtype(d1, d2) -> np.dtype:

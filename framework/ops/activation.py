@@ -7,6 +7,7 @@ import numpy as np
 from ..base import OperatorError
 from . import _epilogue
 from . import legacy_forms
+from ._common import float_math
 from ._nnutil import CF
 from ._special import erf
 from .attrs import Str
@@ -26,12 +27,14 @@ def _ew_flops(a, ins, outs):
     return int(np.prod(outs[0])) if outs else 0
 
 
-# -- element-wise kernels (float math in the input dtype, as MXNet does) -----------------------
+# -- element-wise kernels (float math in the input dtype, as MXNet does; on integers the float
+# result is truncated back, `float_math`) ------------------------------------------------------
 def relu(x, out=None):
     # NaN propagates (MXNet: IsNan(a) || a > 0 ? a : 0); np.maximum does the same.
     return np.maximum(x, x.dtype.type(0), out=out)
 
 
+@float_math
 def sigmoid(x, out=None):
     with np.errstate(over="ignore"):
         y = np.negative(x, out=out)
@@ -53,17 +56,20 @@ def softrelu(x, out=None):
     return out
 
 
+@float_math
 def softsign(x, out=None):
     d = np.abs(x)
     d += 1
     return np.divide(x, d, out=out)
 
 
+@float_math
 def log_sigmoid(x, out=None):
     # log(1 / (1 + exp(-a))), evaluated stably
     return np.negative(np.logaddexp(x.dtype.type(0), -x), out=out)
 
 
+@float_math
 def mish(x, out=None):
     return np.multiply(x, np.tanh(softrelu(x)), out=out)
 

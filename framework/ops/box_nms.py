@@ -136,7 +136,7 @@ def _ranked(scores: np.ndarray, cand: np.ndarray, topk: int) -> np.ndarray:
                  "in_format": Str("corner", choices=FORMATS),
                  "out_format": Str("corner", choices=FORMATS)},
           num_outputs=2, num_visible=1, output_names=("output", "temp"),
-          infer_shape=_nms_shape, strict=True, flops=box_nms_flops)
+          infer_shape=_nms_shape, strict=True, flops=box_nms_flops, float_only=True)
 def box_nms(a, x):
     """Non-maximum suppression of (..., num_box, width) rows; see the module docstring."""
     shape = _nms_shape(a, [x.shape])[0]

@@ -28,7 +28,7 @@ def _iou_shape(a, s):
 
 @register("_contrib_box_iou", "_npx_box_iou", attrs={"format": Str("corner", choices=FORMATS)},
           inputs=("lhs", "rhs"), infer_shape=_iou_shape, strict=True,
-          flops=box_iou_flops)
+          flops=box_iou_flops, float_only=True)
 def box_iou(a, lhs, rhs):
     """IoU of every lhs box with every rhs box: shape lhs.shape[:-1] + rhs.shape[:-1]."""
     oshape = _iou_shape(a, [lhs.shape, rhs.shape])[0]
@@ -52,7 +52,7 @@ def _decode_shape(a, s):
           attrs={"std0": CF(1.0), "std1": CF(1.0), "std2": CF(1.0), "std3": CF(1.0),
                  "clip": CF(-1.0), "format": Str("center", choices=FORMATS)},
           inputs=("data", "anchors"), infer_shape=_decode_shape, strict=True,
-          flops=box_decode_flops)
+          flops=box_decode_flops, float_only=True)
 def box_decode(a, x, anchors):
     """Offsets (dx, dy, dw, dh) relative to anchors → corner boxes. Anchors are read as
     (1, num_box, 4) in `format`; dw, dh are capped at `clip` when clip > 0."""
@@ -89,7 +89,7 @@ def _encode_shape(a, s):
 @register("_contrib_box_encode", "_npx_box_encode",
           inputs=("samples", "matches", "anchors", "refs", "means", "stds"),
           num_outputs=2, output_names=("output0", "output1"),
-          infer_shape=_encode_shape, strict=True, flops=box_encode_flops)
+          infer_shape=_encode_shape, strict=True, flops=box_encode_flops, float_only=True)
 def box_encode(a, samples, matches, anchors, refs, means, stds):
     """Regression targets of matched refs against corner anchors: ((dx, dy) / anchor size,
     log size ratios) normalised by means/stds; samples <= 0.5 give zero targets and masks."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _special as _sp
-from ._common import F32, BOOL, is_float, same_shape
+from ._common import F32, BOOL, float_math, is_float, same_shape
 from .attrs import Int
 from .lowering import lowers, lowers_named
 from .registry import expose, register
@@ -66,6 +66,7 @@ def _gammaln(x, out=None):
     return _sp.gammaln(x)
 
 
+@float_math   # MXNet: 1/x computed in float, stored in x's dtype (int 2 → 0)
 def _reciprocal(x, out=None):
     return np.divide(x.dtype.type(1), x, out=out)
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import random as _random
 from ..base import OperatorError
+from ._common import truncate_to
 from ._resample import resize_hwc, saturate
 from .attrs import Float, FloatTuple, Int, Shape, Bool
 from .registry import register
@@ -86,7 +87,7 @@ def normalize(a, x):
     mean = np.resize(np.asarray(a.mean, np.float64), c)
     std = np.resize(np.asarray(a.std, np.float64), c)
     out = (x - mean.reshape(c, 1, 1)) / std.reshape(c, 1, 1)
-    return out.astype(x.dtype if x.dtype.kind == "f" else np.float32)
+    return truncate_to(x.dtype, out)   # MXNet: the output has the input's dtype, uint8 included
 
 
 # -- geometry ---------------------------------------------------------------------------------

@@ -71,7 +71,7 @@ def _bn_type(a, d):
           num_outputs=3, num_visible=lambda a: 3 if a.output_mean_var else 1,
           output_names=("output", "mean", "var"), infer_shape=_bn_shape,
           infer_param_shapes=_bn_param_shapes, infer_type=_bn_type, strict=True, out=True,
-          flops=_norm_flops, dtype_pair=("data", "gamma"))
+          flops=_norm_flops, dtype_pair=("data", "gamma"), float_only=True)
 def batch_norm(a, x, gamma, beta, mean, var, out=None):
     """Inference: y = (x - moving_mean) / sqrt(moving_var + eps) * gamma + beta (gamma = 1 with
     fix_gamma). Hidden outputs: mean = moving_mean, var = 1/sqrt(moving_var + eps) (MXNet's CPU

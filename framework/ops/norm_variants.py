@@ -26,7 +26,7 @@ _COMMON = dict(inputs=("data", "gamma", "beta", "moving_mean", "moving_var"), au
                infer_shape=lambda a, s: _bn_shape(_axis1(a), s),
                infer_param_shapes=lambda a, s: _bn_param_shapes(_axis1(a), s),
                infer_type=lambda a, d: _bn_type(_axis1(a), d), strict=True,
-               flops=lambda a, i, o: _norm_flops(_axis1(a), i, o))
+               flops=lambda a, i, o: _norm_flops(_axis1(a), i, o), float_only=True)
 _bn = batch_norm.kernel
 
 # BatchNorm_v1 has no `axis` (channel axis 1) and no cudnn switch

@@ -300,7 +300,7 @@ def _adaptive_shape(a, s):
 
 
 @register("_contrib_AdaptiveAvgPooling2D",
-          attrs={"output_size": OptShape(())}, infer_shape=_adaptive_shape,
+          attrs={"output_size": OptShape(())}, infer_shape=_adaptive_shape, float_only=True,
           flops=lambda a, i, o: prod(i[0]) + prod(o[0]))   # every input summed once, then /n
 def adaptive_avg_pooling2d(a, x):
     """Average over MXNet's adaptive windows: out = A_h · x · A_wᵀ (separable)."""

@@ -15,13 +15,14 @@ array or a tuple of arrays (one per output, hidden outputs included). A kernel d
 from __future__ import annotations
 
 import difflib
+import functools
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as _np
 
-from ..base import GraphFormatError, ShapeError
+from ..base import GraphFormatError, OperatorError, ShapeError
 from .attrs import Attr, Attrs, format_value, parse_attrs
 
 Shape = tuple
@@ -53,6 +54,9 @@ class OpDef:
     # (attrs, in_dtypes) -> out_dtypes; None: every output has input 0's dtype (float32 without
     # inputs). tests/ops/test_registry_shapes.py checks either against the kernel
     infer_type: Callable[[Attrs, list], list] | None = None
+    # MXNet computes it for floating-point data only (its REAL type switch): integer or bool
+    # data (input 0) is an OperatorError, from the kernel and from dtype inference alike
+    float_only: bool = False
     # (attrs, input names) -> the dtype the op gives each input when it is unknown, or None
     # (MXNet's FInferType fills inputs too: quantized ops' float32 ranges, int8 FC weights)
     input_dtypes: Callable[[Attrs, list], list] | None = None
@@ -168,7 +172,15 @@ class OpDef:
             raise ShapeError(f"operator {self.name} has no shape rule (infer_shape)")
         return [tuple(s) for s in self.infer_shape(a, list(in_shapes))]
 
+    def check_float(self, dtype) -> None:
+        """OperatorError when a `float_only` op is given integer or bool data."""
+        if self.float_only and dtype is not None and _np.dtype(dtype).kind not in "fc":
+            raise OperatorError(f"operator {self.name}: takes floating-point data only, "
+                                f"got {_np.dtype(dtype).name} (as MXNet)")
+
     def dtypes(self, a: Attrs, in_dtypes: list) -> list:
+        if in_dtypes:
+            self.check_float(in_dtypes[0])
         if self.infer_type is not None:
             return list(self.infer_type(a, list(in_dtypes)))
         first = in_dtypes[0] if in_dtypes else _np.dtype(_np.float32)
@@ -186,6 +198,8 @@ def register(name: str, *aliases: str, **kw) -> Callable[[Callable], OpDef]:
     kw.setdefault("monitor_indexed_inputs", name.endswith("_scalar"))
 
     def deco(kernel: Callable) -> OpDef:
+        if kw.get("float_only"):
+            kernel = _refusing_integers(name, kernel)
         op = OpDef(name=name, kernel=kernel, aliases=tuple(aliases), doc=kernel.__doc__ or "", **kw)
         for n in (name, *aliases):
             if n in _OPS:
@@ -194,6 +208,17 @@ def register(name: str, *aliases: str, **kw) -> Callable[[Callable], OpDef]:
         return op
 
     return deco
+
+
+def _refusing_integers(name: str, kernel: Callable) -> Callable:
+    """The kernel of a `float_only` op: integer or bool data raises before any arithmetic."""
+    @functools.wraps(kernel)
+    def run(a, *inputs, **kw):
+        if inputs and _np.asarray(inputs[0]).dtype.kind not in "fc":
+            _OPS[name].check_float(_np.asarray(inputs[0]).dtype)
+        return kernel(a, *inputs, **kw)
+
+    return run
 
 
 def alias(op: OpDef, *names: str) -> None:

@@ -223,7 +223,7 @@ def _run_direction(a, X, p, h0, c0, reverse, lengths):
 @register("RNN", "_npx_rnn", attrs=RNN_ATTRS, inputs=_inputs, num_outputs=_nout,
           output_names=("output", "state_output", "statecell_output"), infer_shape=_shape,
           infer_param_shapes=_param_shapes, strict=True, flops=_flops,
-          dtype_pair=("data", "parameters"))
+          dtype_pair=("data", "parameters"), float_only=True)
 def rnn(a, x, params, state, state_cell=None, sequence_length=None):
     """Fused multi-layer (bi)directional RNN / LSTM / GRU over TNC data (inference; p ignored)."""
     if a.mode != "lstm" and a.use_sequence_length and sequence_length is None:

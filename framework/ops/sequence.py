@@ -7,7 +7,7 @@ import numpy as np
 from .attrs import Bool, Float, Int
 from .lowering import lowers
 from .registry import expose, register
-from ._common import ScalarAttr, same_shape
+from ._common import ScalarAttr, same_shape, truncate_to
 
 
 def _seq_inputs(a):
@@ -72,15 +72,18 @@ def sequence_reverse(a, x, lens=None):
 @register("smooth_l1", attrs={"scalar": ScalarAttr(1.0)}, infer_shape=same_shape, strict=True)
 def smooth_l1(a, x):
     """0.5·(σx)² where |x| < 1/σ², else |x| − 0.5/σ²  (σ = scalar)."""
-    s2 = x.dtype.type(a.scalar * a.scalar) if x.dtype.kind == "f" else a.scalar ** 2
-    ax = np.abs(x)
-    return np.where(ax < 1.0 / s2, x.dtype.type(0.5) * s2 * x * x, ax - x.dtype.type(0.5) / s2)
+    # MXNet computes in float and stores into x's dtype: integers get the truncated value
+    xf = x if x.dtype.kind == "f" else x.astype(np.float32)
+    s2 = xf.dtype.type(a.scalar * a.scalar)
+    ax = np.abs(xf)
+    y = np.where(ax < 1.0 / s2, xf.dtype.type(0.5) * s2 * xf * xf, ax - xf.dtype.type(0.5) / s2)
+    return truncate_to(x.dtype, y)
 
 
 @register("_contrib_div_sqrt_dim", "_npx_div_sqrt_dim", infer_shape=same_shape)
 def div_sqrt_dim(a, x):
-    """x / sqrt(x.shape[-1])."""
-    return x / x.dtype.type(np.sqrt(x.shape[-1]))
+    """x / sqrt(x.shape[-1]); on integers both are truncated, as MXNet's `DType(sqrt(d))`."""
+    return truncate_to(x.dtype, x / x.dtype.type(np.sqrt(x.shape[-1])))
 
 
 # -- ONNX lowering ------------------------------------------------------------------------------

@@ -126,10 +126,11 @@ def _masked(log: bool, name: str):
 
 
 register("masked_softmax", "_npx_masked_softmax", attrs=_MS_ATTRS, inputs=("data", "mask"),
-         infer_shape=_same, strict=True, flops=_ew_flops)(_masked(False, "masked_softmax"))
+         infer_shape=_same, strict=True, flops=_ew_flops,
+         float_only=True)(_masked(False, "masked_softmax"))
 register("masked_log_softmax", "_npx_masked_log_softmax", attrs=_MS_ATTRS,
          inputs=("data", "mask"), infer_shape=_same, strict=True,
-         flops=_ew_flops)(_masked(True, "masked_log_softmax"))
+         flops=_ew_flops, float_only=True)(_masked(True, "masked_log_softmax"))
 
 
 # -- SoftmaxActivation ------------------------------------------------------------------------
@@ -179,7 +180,7 @@ def _reg_param_shapes(a, s):
 
 
 _REG = dict(attrs={"grad_scale": CF(1.0)}, inputs=("data", "label"), infer_shape=_same,
-            infer_param_shapes=_reg_param_shapes, strict=True)
+            infer_param_shapes=_reg_param_shapes, strict=True, float_only=True)
 
 
 @register("LinearRegressionOutput", **_REG)

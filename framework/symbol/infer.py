@@ -10,7 +10,7 @@ import ast
 
 import numpy as np
 
-from ..base import ShapeError
+from ..base import OperatorError, ShapeError
 from ..io.dtypes import dtype_from_flag, held_dtype
 from ..ops._common import same_shape
 from ..ops.registry import DataDependentShape
@@ -181,7 +181,10 @@ def infer_dtypes(sym: Symbol, known: dict[str, np.dtype]) -> dict[tuple[int, int
         for (src, i), d in zip(n.inputs, ins):
             if src.is_var and dts.get((id(src), i)) is None:
                 dts[(id(src), i)] = d
-        outs = n.op.dtypes(n.parsed, ins)
+        try:
+            outs = n.op.dtypes(n.parsed, ins)
+        except OperatorError as e:   # a float-only op given integer data: say which node
+            raise OperatorError(f"node {n.name}: {e}") from e
         for i in range(n.num_outputs()):
             dts[(id(n), i)] = np.dtype(outs[i]) if i < len(outs) and outs[i] is not None else None
     return dts

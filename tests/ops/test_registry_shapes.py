@@ -1,16 +1,20 @@
 """Every registered operator's shape and dtype facts against its NumPy kernel, on sample inputs.
 
-Each op runs twice, its float inputs in float32 and in float16: by default on inputs of shape
-(2, 3, 4, 5) with its default attrs (its parameters shaped by its `infer_param_shapes`); ops that
-need other inputs or attrs have a row in CASES. An op whose output shapes depend on the input
+Each op runs three times, its float inputs in float32, in float16 and in int32 (generated int32
+inputs are ones, so that index- and probability-like inputs stay valid): by default on inputs of
+shape (2, 3, 4, 5) with its default attrs (its parameters shaped by its `infer_param_shapes`);
+ops that need other inputs or attrs have a row in CASES. An op whose output shapes depend on the input
 values must say so (`shape_depends_on_data`) and then refuse to guess. Nothing is left out
-silently: an op without a runnable sample is named in SKIP with its reason.
+silently: an op without a runnable sample is named in SKIP with its reason. An op MXNet computes
+for floating-point data only (FLOAT_ONLY) must refuse int32 data with an OperatorError, from its
+kernel and from its dtype rule alike.
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from framework.base import OperatorError
 from framework.ops.registry import DataDependentShape, unique_ops
 
 _OPS = {op.name: op for op in unique_ops()}
@@ -255,8 +259,16 @@ NO_FLOAT16 = {"_npi_cholesky", "_npi_det", "_npi_eig", "_npi_eigh", "_npi_eigval
               "_npi_pinv", "_npi_pinv_scalar_rcond", "_npi_qr", "_npi_slogdet", "_npi_solve",
               "_npi_svd", "_npi_tensorinv", "_npi_tensorsolve"}
 
+# MXNet's REAL type switch: these take float data only (integer data is an OperatorError)
+FLOAT_ONLY = {"BatchNorm", "BatchNorm_v1", "_contrib_BatchNormWithReLU", "_contrib_SyncBatchNorm",
+              "RNN", "_contrib_AdaptiveAvgPooling2D", "LinearRegressionOutput",
+              "LogisticRegressionOutput", "MAERegressionOutput", "_contrib_box_decode",
+              "_contrib_box_encode", "_contrib_box_iou", "_contrib_box_nms", "masked_softmax",
+              "masked_log_softmax"}
 
-def _inputs(op, a, given: list) -> list[np.ndarray]:
+
+def _inputs(op, a, given: list, dtype: str = "float32") -> list[np.ndarray]:
+    """The op's sample inputs: float32 ones (generated, or given as float32 arrays) in `dtype`."""
     names = op.input_names(a)
     specs = list(given) + [None] * (len(names) - len(given))
     shapes = [tuple(np.shape(s)) if isinstance(s, (np.ndarray, np.generic)) else s for s in specs]
@@ -270,23 +282,31 @@ def _inputs(op, a, given: list) -> list[np.ndarray]:
     out = []
     for spec, shp in zip(specs, shapes):
         if isinstance(spec, (np.ndarray, np.generic)):
-            out.append(np.asarray(spec))
+            x = np.asarray(spec)
+        elif np.dtype(dtype).kind == "i":
+            x = np.ones(shp if shp is not None else default, np.float32)
         else:
-            out.append(rng.uniform(0.1, 1.0, shp if shp is not None else default)
-                       .astype(np.float32))
+            x = rng.uniform(0.1, 1.0, shp if shp is not None else default).astype(np.float32)
+        out.append(x.astype(dtype) if x.dtype == np.float32 else x)
     return out
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32"])
 @pytest.mark.parametrize("name", sorted(set(_OPS) - set(SKIP)))
 def test_declared_shapes_and_dtypes_match_the_kernel(name, dtype):
     op = _OPS[name]
     attrs, given = CASES.get(name, ({}, []))
     a = op.parse_attrs(attrs)
-    ins = [x.astype(dtype) if x.dtype == np.float32 else x for x in _inputs(op, a, given)]
+    ins = _inputs(op, a, given, dtype)
     if dtype == "float16" and name in NO_FLOAT16:
         with pytest.raises(TypeError, match="float16"):
             op.kernel(a, *ins)
+        return
+    if dtype == "int32" and name in FLOAT_ONLY:
+        with pytest.raises(OperatorError, match=f"{name}: takes floating-point data only"):
+            op.kernel(a, *ins)
+        with pytest.raises(OperatorError, match=name):
+            op.dtypes(a, [x.dtype for x in ins])
         return
     with np.errstate(all="ignore"):
         res = op.kernel(a, *ins)
@@ -312,5 +332,6 @@ def test_the_sample_and_skip_tables_name_live_ops_and_give_reasons():
     assert set(CASES) <= set(_OPS), sorted(set(CASES) - set(_OPS))
     assert set(SKIP) <= set(_OPS), sorted(set(SKIP) - set(_OPS))
     assert NO_FLOAT16 <= set(_OPS) - set(SKIP), sorted(NO_FLOAT16 - set(_OPS))
+    assert FLOAT_ONLY == {op.name for op in _OPS.values() if op.float_only}
     assert not set(SKIP) & set(CASES)
     assert all(reason.strip() for reason in SKIP.values())
