@@ -173,3 +173,29 @@ def test_a_symbolblock_runs_its_cached_op_on_the_default_engine(default_engine):
                               str(d / "mini_resnet_v1-0000.params"))
     _within_bound(blk(mx.np.array(inputs["data"])).asnumpy(), expected[0])
     assert OP in _served_ops(blk)
+
+
+class _SortTwice(mx.gluon.HybridBlock):
+    def forward(self, x):
+        return mx.np.sort(x, axis=-1) * 2
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "float16", "float64"])
+def test_non_float32_inputs_are_typed_as_given(default_engine, dtype):
+    """The engine builds its sessions for the inputs' dtypes (not float32 for all)."""
+    blk = _SortTwice()
+    blk.hybridize()
+    x = np.array([[3, 1, 2], [9, 7, 8]], dtype=dtype)
+    out = blk(mx.np.array(x, dtype=dtype))
+    assert out.dtype == np.dtype(dtype)
+    assert out.asnumpy().tolist() == (np.sort(x, axis=-1) * 2).tolist()
+
+
+def test_a_block_called_with_another_dtype_runs_it(default_engine):
+    blk = _SortTwice()
+    blk.hybridize()
+    x = np.array([3, 1, 2])
+    assert blk(mx.np.array(x, dtype="float32")).asnumpy().tolist() == [2.0, 4.0, 6.0]
+    assert OP in _served_ops(blk)
+    again = blk(mx.np.array(x, dtype="int8"))
+    assert again.dtype == np.int8 and again.asnumpy().tolist() == [2, 4, 6]
