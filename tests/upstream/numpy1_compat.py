@@ -26,21 +26,13 @@ def _percentile_kind(fn):
     return call
 
 
-def _as_list(fn):
-    """NumPy 1.x returned a list where NumPy 2 returns a tuple (several arrays in, or out)."""
+def _result_as(kind: type, fn):
+    """NumPy 1.x returned a list (several arrays in or out) or, in linalg, a plain tuple where
+    NumPy 2 returns a tuple or a named tuple."""
     @functools.wraps(fn)
     def call(*args, **kwargs):
         res = fn(*args, **kwargs)
-        return list(res) if isinstance(res, tuple) else res
-    return call
-
-
-def _plain_tuple(fn):
-    """NumPy 1.x's linalg returned plain tuples where NumPy 2 returns named tuples."""
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        res = fn(*args, **kwargs)
-        return tuple(res) if isinstance(res, tuple) else res
+        return kind(res) if isinstance(res, tuple) else res
     return call
 
 
@@ -69,7 +61,7 @@ def _proxy(name: str, target: types.ModuleType, extra: dict) -> types.ModuleType
     return mod
 
 
-_LINALG = {n: _plain_tuple(getattr(_onp.linalg, n))
+_LINALG = {n: _result_as(tuple, getattr(_onp.linalg, n))
            for n in ("eig", "eigh", "qr", "svd", "slogdet", "lstsq")}
 _LINALG["solve"] = _solve
 
@@ -91,10 +83,9 @@ _REMOVED = {
     "quantile": _percentile_kind(_onp.quantile), "percentile": _percentile_kind(_onp.percentile),
     "nanquantile": _percentile_kind(_onp.nanquantile),
     "nanpercentile": _percentile_kind(_onp.nanpercentile),
-    "nonzero": _nonzero, "meshgrid": _as_list(_onp.meshgrid),
-    "broadcast_arrays": _as_list(_onp.broadcast_arrays),
-    "atleast_1d": _as_list(_onp.atleast_1d), "atleast_2d": _as_list(_onp.atleast_2d),
-    "atleast_3d": _as_list(_onp.atleast_3d),
+    "nonzero": _nonzero, "meshgrid": _result_as(list, _onp.meshgrid),
+    "broadcast_arrays": _result_as(list, _onp.broadcast_arrays),
+    **{f"atleast_{d}d": _result_as(list, getattr(_onp, f"atleast_{d}d")) for d in (1, 2, 3)},
     "linalg": _proxy("numpy.linalg", _onp.linalg, _LINALG),
 }
 
