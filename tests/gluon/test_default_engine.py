@@ -199,3 +199,19 @@ def test_a_block_called_with_another_dtype_runs_it(default_engine):
     assert OP in _served_ops(blk)
     again = blk(mx.np.array(x, dtype="int8"))
     assert again.dtype == np.int8 and again.asnumpy().tolist() == [2, 4, 6]
+
+
+@pytest.mark.parametrize("fn", ["any", "all"])
+@pytest.mark.parametrize("shape,axis", [((6, 0, 5), (1,)), ((6, 0, 5), None),
+                                        ((0, 7, 5), (0, 2)), ((3, 4), (1,))])
+def test_any_all_over_empty_axes_on_the_engine(default_engine, fn, shape, axis):
+    """any() of nothing is False, all() of nothing True (ONNX ReduceMax of an empty axis is -inf)."""
+    class Agg(mx.gluon.HybridBlock):
+        def forward(self, a):
+            return getattr(mx.np, fn)(a, axis=axis, keepdims=True)
+    blk = Agg()
+    blk.hybridize()
+    x = np.random.RandomState(0).normal(0, 5, size=shape).astype(np.int8)
+    got = blk(mx.np.array(x, dtype="int8"))
+    assert OP in _served_ops(blk)
+    assert got.asnumpy().tolist() == getattr(np, fn)(x, axis=axis, keepdims=True).tolist()
