@@ -60,6 +60,23 @@ def test_lists_and_fallback_modules():
         boom()
 
 
+def test_numpy1_aliases_and_interpolation_keyword():
+    x = np.array([[0.0, 2.0], [3.0, 4.0]])
+    # MXNet registers `sometrue` and `product` as aliases of any/prod; NumPy 2 dropped them
+    assert bool(np.sometrue(x)) and not bool(np.all(x))
+    assert np.product(x, axis=0).asnumpy().tolist() == [0.0, 8.0]
+    assert isinstance(np.sometrue(x, axis=1), ndarray)
+    # MXNet's fallback kept NumPy 1.x's `interpolation=`: NumPy 2's `method=`
+    y = np.array([[1.0, onp.nan, 3.0], [4.0, 5.0, 6.0]])
+    for fn, q in ((np.nanpercentile, 40), (np.nanquantile, 0.4)):
+        for kind in ("lower", "higher", "nearest", "midpoint", "linear"):
+            got = fn(y, q, axis=1, interpolation=kind)
+            want = getattr(onp, fn.__name__)(y.asnumpy(), q, axis=1, method=kind)
+            assert isinstance(got, ndarray) and got.asnumpy().tolist() == want.tolist()
+    with pytest.raises(ValueError):
+        np.nanquantile(y, 0.4, interpolation="no-such-method")
+
+
 def test_shares_memory_zero_copy():
     x = np.zeros((4, 4))
     assert onp.shares_memory(x[0], x[0])

@@ -6,6 +6,7 @@ trace → `forward` inline (recorded into the outer graph); top level → the ca
 from __future__ import annotations
 
 import enum
+import inspect
 import threading
 import warnings
 from typing import Any
@@ -276,8 +277,12 @@ class HybridBlock(Block):
             # the default engine may bake parameter values into what it compiles (folded
             # BatchNorm, ONNX Runtime initializers): reloaded parameters recompile it
             self.__dict__["_engine_compiled"] = default
+            # the engines build typed sessions: an int8 input must not be taken for float32
+            dtypes = {n: flat[i].dtype for n, i in data_names.items()
+                      if i < len(flat) and hasattr(flat[i], "dtype")}
             try:
-                out, params, serial = self._apply_backend(out, params, serial, shapes, backend)
+                out, params, serial = self._apply_backend(out, params, serial, shapes, backend,
+                                                          dtypes)
             except Exception as e:  # noqa: BLE001 - the default engine is a speed-up only
                 if not default or self._engine is not None:
                     raise
@@ -311,17 +316,22 @@ class HybridBlock(Block):
         return self._engine_choice if self._cached_op is not None else None
 
     def _apply_backend(self, out: Symbol, params: dict, serial: dict,
-                       data_shapes: dict | None = None, backend: str | None = None):
+                       data_shapes: dict | None = None, backend: str | None = None,
+                       data_dtypes: dict | None = None):
         """Run the `optimize_for` backend on the graph and the parameter values; parameters the
         backend invents become new Parameters named like their graph variable (exported too).
-        The backend also gets the example inputs' shapes (`data_shapes`), to pick kernels."""
+        The backend also gets the example inputs' shapes (`data_shapes`), to pick kernels, and
+        their dtypes (`data_dtypes`) when it takes that option or any keyword."""
         used = set(out.list_inputs())
         aux = set(out.list_auxiliary_states())
         values = {n: p.data()._data for n, p in params.items() if n in used}
-        new_sym, args, auxs = get_backend(backend or self._backend)(
+        fn = get_backend(backend or self._backend)
+        extra = {"data_shapes": data_shapes or {}}
+        if data_dtypes and _takes_option(fn, "data_dtypes"):
+            extra["data_dtypes"] = data_dtypes
+        new_sym, args, auxs = fn(
             out, {k: v for k, v in values.items() if k not in aux},
-            {k: v for k, v in values.items() if k in aux},
-            **{"data_shapes": data_shapes or {}, **self._backend_opts})
+            {k: v for k, v in values.items() if k in aux}, **{**extra, **self._backend_opts})
         params, serial = dict(params), dict(serial)
         for name, value in {**args, **auxs}.items():
             if name in params and params[name].data()._data is value:
@@ -471,6 +481,14 @@ class HybridBlock(Block):
     @staticmethod
     def generate_arg_names(num: int) -> list[str]:
         return ["data"] if num == 1 else [f"data{i}" for i in range(num)]
+
+
+def _takes_option(fn, name: str) -> bool:
+    try:
+        ps = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in ps)
 
 
 def _check_inputs(inputs) -> None:

@@ -8,7 +8,7 @@ from ._base import as_nd, axis_tuple, default_float, dtype_of, invoke
 from ._math import isnan, multiply, not_equal, true_divide, where
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "std", "var", "argmax", "argmin",
-           "cumsum", "all", "any", "nansum", "average", "count_nonzero"]
+           "cumsum", "all", "any", "nansum", "average", "count_nonzero", "sometrue", "product"]
 
 
 def _finish(res, out):
@@ -92,6 +92,10 @@ def all(a, axis=None, out=None, keepdims=False):  # noqa: A001
 def any(a, axis=None, out=None, keepdims=False):  # noqa: A001
     return _finish(invoke(_op("np.any"), [as_nd(a)], {"axis": axis_tuple(axis),
                                                       "keepdims": bool(keepdims)}), out)
+
+
+# MXNet registers `_np_sometrue` and `_np_product` as aliases of its any/prod operators
+sometrue, product = any, prod
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, **kw):

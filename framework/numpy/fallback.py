@@ -2,9 +2,10 @@
 
 Called with framework arrays, each runs NumPy's function through the dispatch protocol
 (`framework.numpy_dispatch_protocol`): NumPy computes on the arrays' buffers and array results
-come back as framework arrays. Names NumPy 2 removed get their NumPy 1.x meaning here
-(`alltrue`, `msort`, `in1d`, `trapz`); NumPy's financial functions (`mirr`, `npv`, `pmt`,
-`ppmt`, `pv`, `rate`) left NumPy for a separate package and are not provided.
+come back as framework arrays. What NumPy 2 removed gets its NumPy 1.x meaning here (`alltrue`,
+`msort`, `in1d`, `trapz`, the `interpolation=` keyword of `nanpercentile`/`nanquantile`); NumPy's
+financial functions (`mirr`, `npv`, `pmt`, `ppmt`, `pv`, `rate`) left NumPy for a separate
+package and are not provided.
 """
 from __future__ import annotations
 
@@ -44,7 +45,21 @@ def _trapz(y, x=None, dx=1.0, axis=-1):
     return _onp.trapezoid(y, x=x, dx=dx, axis=axis)
 
 
-_NUMPY1 = {"alltrue": _alltrue, "msort": _msort, "in1d": _in1d, "trapz": _trapz}
+def _nan_order_stat(fn):
+    """NumPy 1.x's (and MXNet's) `interpolation=` keyword is NumPy 2's `method=`."""
+    @functools.wraps(fn)
+    def call(a, q, axis=None, out=None, overwrite_input=False, interpolation=None,
+             keepdims=False, **kwargs):
+        if interpolation is not None:
+            kwargs["method"] = interpolation
+        return fn(a, q, axis=axis, out=out, overwrite_input=overwrite_input, keepdims=keepdims,
+                  **kwargs)
+    return call
+
+
+_NUMPY1 = {"alltrue": _alltrue, "msort": _msort, "in1d": _in1d, "trapz": _trapz,
+           "nanpercentile": _nan_order_stat(_onp.nanpercentile),
+           "nanquantile": _nan_order_stat(_onp.nanquantile)}
 
 
 def _wrap(fn):

@@ -152,6 +152,10 @@ class OrtSubgraph:
         self._baked = [(k, params[n]) for k, n in enumerate(names) if n in params]
         self._data = [self._positions[n] for n in names if n in shapes]
         self._shapes, self._dtypes = dict(shapes), dict(dtypes)
+        # the sessions are typed: inputs of another dtype (the block called again with other
+        # data) run on the NumPy kernels, as MXNet's CachedOp takes any dtype
+        self._typed = [(k, np.dtype(self._dtypes[n])) for k, n in enumerate(names)
+                       if k in self._data and n in self._dtypes]
         self._build_lock = threading.Lock()
         self._numpy: Plan | None = None
         self.cache: ShapeCache = ShapeCache(config.shape_cache or default_capacity())
@@ -277,7 +281,7 @@ class OrtSubgraph:
     # -- running --------------------------------------------------------------------------------
     def __call__(self, *inputs: np.ndarray):
         sess = self._specialized(inputs)
-        if sess is None:
+        if sess is None or any(inputs[k].dtype != dt for k, dt in self._typed):
             return self._fallback(inputs)
         try:
             outs = sess.run(None, {name: inputs[k] for name, k in sess.feed})

@@ -554,7 +554,9 @@ def _anyall_onnx(kind: str):
     return fn
 
 
-lowers_named("_npi_any")(_anyall_onnx("ReduceMax"))
+# any: a sum of 0/1 (ReduceMax of an empty axis is the type's lowest value, -inf: True once
+# cast); all: ReduceMin, whose empty value (+inf or the highest value) is True as it should be
+lowers_named("_npi_any")(_anyall_onnx("ReduceSum"))
 lowers_named("_npi_all")(_anyall_onnx("ReduceMin"))
 
 

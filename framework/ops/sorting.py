@@ -97,8 +97,9 @@ def topk(a, x):
 
 @register("_npi_nonzero", "_npx_nonzero", infer_type=lambda a, d: [I64], shape_depends_on_data=True)
 def nonzero(a, x):
-    """(N, ndim) int64 coordinates of the non-zero entries."""
-    return np.argwhere(x).astype(I64)
+    """(N, ndim) int64 coordinates of the non-zero entries; a 0-d array counts as 1-d, as
+    MXNet (and NumPy 1.x) read it: (1, 1) or (0, 1)."""
+    return np.argwhere(np.atleast_1d(x)).astype(I64)
 
 
 def _diag_shape(a, s):

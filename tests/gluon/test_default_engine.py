@@ -197,3 +197,45 @@ def test_load_dict_after_hybridize_uses_the_new_parameters(default_engine, layer
     fresh(x)
     fresh.load_dict(new)                 # never hybridized: computes with `new`
     _within_bound(want, fresh(x).asnumpy())
+
+
+class _SortTwice(mx.gluon.HybridBlock):
+    def forward(self, x):
+        return mx.np.sort(x, axis=-1) * 2
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "float16", "float64"])
+def test_non_float32_inputs_are_typed_as_given(default_engine, dtype):
+    """The engine builds its sessions for the inputs' dtypes (not float32 for all)."""
+    blk = _SortTwice()
+    blk.hybridize()
+    x = np.array([[3, 1, 2], [9, 7, 8]], dtype=dtype)
+    out = blk(mx.np.array(x, dtype=dtype))
+    assert out.dtype == np.dtype(dtype)
+    assert out.asnumpy().tolist() == (np.sort(x, axis=-1) * 2).tolist()
+
+
+def test_a_block_called_with_another_dtype_runs_it(default_engine):
+    blk = _SortTwice()
+    blk.hybridize()
+    x = np.array([3, 1, 2])
+    assert blk(mx.np.array(x, dtype="float32")).asnumpy().tolist() == [2.0, 4.0, 6.0]
+    assert OP in _served_ops(blk)
+    again = blk(mx.np.array(x, dtype="int8"))
+    assert again.dtype == np.int8 and again.asnumpy().tolist() == [2, 4, 6]
+
+
+@pytest.mark.parametrize("fn", ["any", "all"])
+@pytest.mark.parametrize("shape,axis", [((6, 0, 5), (1,)), ((6, 0, 5), None),
+                                        ((0, 7, 5), (0, 2)), ((3, 4), (1,))])
+def test_any_all_over_empty_axes_on_the_engine(default_engine, fn, shape, axis):
+    """any() of nothing is False, all() of nothing True (ONNX ReduceMax of an empty axis is -inf)."""
+    class Agg(mx.gluon.HybridBlock):
+        def forward(self, a):
+            return getattr(mx.np, fn)(a, axis=axis, keepdims=True)
+    blk = Agg()
+    blk.hybridize()
+    x = np.random.RandomState(0).normal(0, 5, size=shape).astype(np.int8)
+    got = blk(mx.np.array(x, dtype="int8"))
+    assert OP in _served_ops(blk)
+    assert got.asnumpy().tolist() == getattr(np, fn)(x, axis=axis, keepdims=True).tolist()

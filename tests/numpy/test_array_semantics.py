@@ -68,6 +68,20 @@ def test_nonzero_of_0d():
     assert j.shape == (0,)
 
 
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_npx_nonzero_of_0d_is_one_row_of_one_coordinate(hybridize):
+    class Nonzero(mx.gluon.HybridBlock):
+        def forward(self, a):
+            return npx.nonzero(a)
+    blk = Nonzero()
+    if hybridize:
+        blk.hybridize()
+    hit, miss = blk(np.array(3.0)), blk(np.array(0.0))
+    assert hit.shape == (1, 1) and hit.asnumpy().tolist() == [[0]] and hit.dtype == onp.int64
+    assert miss.shape == (0, 1)
+    assert blk(np.array([[0, 1], [2, 0]])).asnumpy().tolist() == [[0, 1], [1, 0]]
+
+
 def test_solve_stack_of_vectors():
     a = onp.random.RandomState(0).rand(3, 4, 4) + 4 * onp.eye(4)
     b = onp.random.RandomState(1).rand(3, 4)

@@ -6,7 +6,8 @@ The file's four tests each loop over hundreds of workloads and stop at the first
 a pass/fail per test says little; this counts every (function, workload) pair of the three
 dispatch tests, in the same environment as runner.py (run it with .venv-upstream's Python).
 A workload fails when the framework's result differs from NumPy's or either raises; when
-NumPy itself cannot run the reference (a name NumPy 2 removed), it is counted apart.
+NumPy itself cannot run the reference (a name NumPy 2 removed), it is counted apart. The test
+module gets NumPy 1.x's removed names and results as in the pytest run (numpy1_compat.py).
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ def main(argv=None) -> int:
     os.chdir(test_dir)
     import numpy as onp
     import test_numpy_interoperability as t
+    from numpy1_compat import install
     from mxnet import np
     from mxnet.numpy_dispatch_protocol import _NUMPY_ARRAY_FUNCTION_LIST, _NUMPY_ARRAY_UFUNC_LIST
 
@@ -41,6 +43,7 @@ def main(argv=None) -> int:
               + [f"linalg.{n}" for n in np.fallback_linalg.__all__]}
     skip = {"shares_memory", "may_share_memory", "empty_like", "__version__", "dtype", "_NoValue"}
     rows, failures = {}, collections.Counter()
+    install(t)
     onp.random.seed(1234)
     for group, names in groups.items():
         c = collections.Counter()
@@ -57,7 +60,7 @@ def main(argv=None) -> int:
             tol = {"linalg.tensorinv": (1e-2, 5e-3), "linalg.solve": (1e-3, 5e-2)}.get(name, (1e-3, 1e-4))
             for w in workloads:
                 try:
-                    ref = onp
+                    ref = t._np
                     for part in name.split("."):
                         ref = getattr(ref, part)
                 except AttributeError:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 
+from numpy1_compat import install
 from scope import Module
 
 _modules: dict[str, Module] = {}
@@ -24,6 +25,8 @@ def _emit(**rec) -> None:
 
 def pytest_collection_modifyitems(session, config, items):
     keep, drop = [], []
+    for module in {getattr(item, "module", None) for item in items} - {None}:
+        install(module)     # MXNet's tests were written for NumPy 1.x (numpy1_compat.py)
     for item in items:
         path = str(item.path)
         mod = _modules.get(path)

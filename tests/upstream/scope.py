@@ -14,8 +14,18 @@ file that it references (followed transitively), contains one of these markers:
   legacy     the legacy array API: `mx.nd`, `mx.ndarray`, a bare name `nd`, sparse storage
              (`sparse`, `tostype`, `stype`, `row_sparse`, `csr`, `csr_matrix`, `row_sparse_array`;
              keyword argument names count, as in `Parameter(..., stype='row_sparse')`)
+  download   a call of `download(...)` (`gluon.utils.download`, `test_utils.download`) outside a
+             function decorated with `mock.patch` (such a test mocks the network and is in scope),
+             or a construction of MXNet's downloading data sets `MNIST`, `FashionMNIST`,
+             `CIFAR10`, `CIFAR100`: they fetch the standard files from MXNet's servers when these
+             are not under `root`, and MXNet's tests build them on an empty or the default root;
+             nothing can be downloaded here (hybridserve reads those files when they are present)
   skipped    a decorator `pytest.mark.skip(...)`, `unittest.skip(...)` (upstream disabled it), or
              `pytest.mark.remote_required` (needs the network)
+
+`record` counts only as `autograd.record` or a call `record(...)`, not as a variable of that name
+(`record = mx.recordio.MXIndexedRecordIO(...)`). A test's parameters that name a module-level
+function of its file (a pytest fixture such as `prepare_record`) are followed like the helpers.
 
 Everything else is IN scope. Tests that upstream skips at run time (`skipif`, `pytest.skip`) are
 reported in their own column, neither passed nor failed.
@@ -34,6 +44,7 @@ MARKERS = {
             "assert_raises_cuda_not_satisfied"},
     "legacy": {"nd", "sparse", "tostype", "stype", "row_sparse", "csr", "csr_matrix",
                "row_sparse_array"},
+    "download": {"download", "MNIST", "FashionMNIST", "CIFAR10", "CIFAR100"},
 }
 _SKIP_DECORATORS = {"skip", "remote_required"}
 
@@ -48,8 +59,10 @@ def _words(node: ast.AST) -> set[str]:
     """Every identifier used in `node`: bare names, attribute names, `mx.ndarray` as `nd`."""
     out: set[str] = set()
     for n in ast.walk(node):
-        if isinstance(n, ast.Name):
+        if isinstance(n, ast.Name) and n.id != "record":
             out.add(n.id)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "record":
+            out.add("record")
         elif isinstance(n, ast.Attribute):
             out.add("nd" if n.attr == "ndarray" and isinstance(n.value, ast.Name)
                     and n.value.id == "mx" else n.attr)
@@ -59,6 +72,8 @@ def _words(node: ast.AST) -> set[str]:
             if not any(k.arg == "test_grad" and isinstance(k.value, ast.Constant)
                        and k.value.value is False for k in n.keywords):
                 out.add("grad")
+    if _has_decorator(node, "patch"):      # the network is mocked: not a download
+        out.discard("download")
     return out
 
 
@@ -67,12 +82,16 @@ def _is_named(f: ast.AST, name: str) -> bool:
         isinstance(f, ast.Attribute) and f.attr == name)
 
 
-def _skipped(fn: ast.AST) -> bool:
+def _has_decorator(fn: ast.AST, *attrs: str) -> bool:
     for d in getattr(fn, "decorator_list", []):
         target = d.func if isinstance(d, ast.Call) else d
-        if isinstance(target, ast.Attribute) and target.attr in _SKIP_DECORATORS:
+        if isinstance(target, ast.Attribute) and target.attr in attrs:
             return True
     return False
+
+
+def _skipped(fn: ast.AST) -> bool:
+    return _has_decorator(fn, *_SKIP_DECORATORS)
 
 
 class Module:
@@ -105,6 +124,7 @@ class Module:
         if _skipped(node) or ("::" in test and _skipped(self.defs[test.split("::")[0]])):
             return Verdict(False, "skipped")
         words, seen, todo = set(), {test.split("::")[0]}, [node]
+        words |= {a.arg for a in node.args.args} & set(self.defs)    # fixtures of this file
         while todo:
             w = _words(todo.pop())
             words |= w

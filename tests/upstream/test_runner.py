@@ -122,3 +122,54 @@ def test_runner_takes_files_outside_unittest(fake_tree: Path, capsys):
                                  "    assert mx.np.ones((1,)).shape == (1,)\n")
     assert runner.main([str(fake_tree), "quantization/test_q.py", "--timeout", "60"]) == 0
     assert "| test_q.py | 1 / 1 | 100 % | 0 | 0 |" in capsys.readouterr().out.splitlines()
+
+
+DOWNLOADS = textwrap.dedent('''
+    import pytest
+    from unittest import mock
+    import mxnet as mx
+
+    @pytest.fixture(scope="session")
+    def prepare_record(tmpdir_factory):
+        mx.gluon.utils.download("https://example.invalid/images.tar.gz", "x.tar.gz")
+        record = mx.recordio.MXIndexedRecordIO("a.idx", "a.rec", "w")
+        return record
+
+    def test_needs_fixture_download(prepare_record):
+        assert prepare_record
+
+    def test_default_root():
+        mx.gluon.data.vision.MNIST(train=False)
+
+    def test_empty_root(tmpdir):
+        mx.gluon.data.vision.CIFAR10(root=str(tmpdir))
+
+    @mock.patch("requests.get", mock.Mock(side_effect=ConnectionError))
+    def test_mocked_network():
+        mx.gluon.utils.download("http://doesnotexist.notfound")
+
+    @mock.patch("requests.get", mock.Mock())
+    def _mocked_helper(path):
+        mx.gluon.utils.download("https://example.invalid/README.md", path=path)
+
+    def test_through_mocked_helper(tmpdir):
+        _mocked_helper(str(tmpdir))
+
+    def test_record_variable_is_not_autograd():
+        record = mx.recordio.MXRecordIO("a.rec", "w")
+        record.close()
+
+    def test_record_call_is_autograd():
+        with record():
+            pass
+''')
+
+
+def test_tests_that_download_are_out_of_scope():
+    mod = Module(DOWNLOADS)
+    verdicts = {t: mod.classify(t) for t in mod.tests()}
+    assert {t: v.reason for t, v in verdicts.items() if not v.in_scope} == {
+        "test_needs_fixture_download": "download", "test_default_root": "download",
+        "test_empty_root": "download", "test_record_call_is_autograd": "autograd"}
+    assert {t for t, v in verdicts.items() if v.in_scope} == {
+        "test_mocked_network", "test_through_mocked_helper", "test_record_variable_is_not_autograd"}
