@@ -33,22 +33,23 @@ sys_path_root()
 def build(prefix: str, choose_tile):
     from framework import np as fnp
     from framework.gluon import SymbolBlock
-    from framework.ops import _winograd
+    from framework.ops._kernels import winograd
     io = np.load(prefix + "-io.npz")
     x = fnp.array(io["data"])
-    real, _winograd.choose_tile = _winograd.choose_tile, choose_tile
+    real, winograd.choose_tile = winograd.choose_tile, choose_tile
     try:
         blk = SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
         blk.optimize_for(x, backend="hybridserve", static_alloc=True, static_shape=True)
         blk(x)
     finally:
-        _winograd.choose_tile = real
+        winograd.choose_tile = real
     return blk, x
 
 
 def conv_table(prefix: str, rounds: int) -> None:
-    from framework.ops import _winograd, nhwc
-    real_tile = _winograd.choose_tile
+    from framework.ops._kernels import winograd
+    from framework.ops.compiled import nhwc
+    real_tile = winograd.choose_tile
 
     def im2col(*_a, **_k):
         return 0
@@ -69,7 +70,7 @@ def conv_table(prefix: str, rounds: int) -> None:
         for _ in range(rounds):
             for name, ((blk, x), tile) in builds.items():
                 # the per-call choice of GEMM-layout weights follows the same policy
-                _winograd.choose_tile = tile
+                winograd.choose_tile = tile
                 calls.clear()
                 t0 = time.perf_counter()
                 blk(x)
@@ -77,7 +78,7 @@ def conv_table(prefix: str, rounds: int) -> None:
                 for key, t in calls.items():
                     best[(name,) + key] = min(best[(name,) + key], t)
     finally:
-        nhwc.conv2d_nhwc, _winograd.choose_tile = real_conv, real_tile
+        nhwc.conv2d_nhwc, winograd.choose_tile = real_conv, real_tile
     keys = sorted({k[1:] for k in best}, key=lambda k: -best[("im2col",) + k])
     print("| input (NHWC or NCHW) | kernel | stride | im2col ms | model's choice ms |")
     print("|---|---|---|---:|---:|")
@@ -89,8 +90,8 @@ def conv_table(prefix: str, rounds: int) -> None:
 
 
 def gemm_table(prefix: str, rounds: int) -> None:
-    from framework.ops import _winograd
-    blk, x = build(prefix, _winograd.choose_tile)
+    from framework.ops._kernels import winograd
+    blk, x = build(prefix, winograd.choose_tile)
     real = np.matmul
     acc: dict = collections.defaultdict(lambda: [0.0, 0.0, 0])
 

@@ -7,7 +7,7 @@ median / p90 latency per forward. Policies:
 
 * `blas2`       — OpenBLAS's own threads (2), kernels serial (the library default);
 * `blas1`       — `threadpoolctl.threadpool_limits(1, "blas")`, kernels serial;
-* `intra2`      — `framework.ops._parallel.set_intra_op_threads(2)`: heavy ops split in row blocks
+* `intra2`      — `framework.ops.parallel.set_intra_op_threads(2)`: heavy ops split in row blocks
                   over 2 threads, BLAS single-threaded.
 
     python bench/threads_bench.py PREFIX [--workers 1 2 4] [--seconds 5]
@@ -45,12 +45,12 @@ def build(prefix: str):
 def run_policy(blk, x, policy: str, workers: int, seconds: float) -> dict:
     from threadpoolctl import threadpool_limits
 
-    from framework.ops import _parallel
+    from framework.ops import parallel
     limits = None
     if policy == "blas1":
         limits = threadpool_limits(1, user_api="blas")
     elif policy == "intra2":
-        _parallel.set_intra_op_threads(2)
+        parallel.set_intra_op_threads(2)
     lat: list[float] = []
     lock = threading.Lock()
     stop = time.perf_counter() + seconds
@@ -73,7 +73,7 @@ def run_policy(blk, x, policy: str, workers: int, seconds: float) -> dict:
     wall = time.perf_counter() - t0
     if limits is not None:
         limits.restore_original_limits()
-    _parallel.set_intra_op_threads(1)
+    parallel.set_intra_op_threads(1)
     lat.sort()
     n = x.shape[0]
     return {"policy": policy, "workers": workers, "forwards": len(lat),

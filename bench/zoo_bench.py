@@ -9,7 +9,7 @@ against MXNet's, and times its own forward:
                  reference engine (BLAS's own threads);
 * `opt`        — `optimize_for(x, backend="hybridserve", static_alloc=True, static_shape=True)`
                  with BLAS's own threads (OpenBLAS, 2 threads here);
-* `opt_intra`  — the same, built and run with the kernels' intra-op threads (ops/_parallel.py:
+* `opt_intra`  — the same, built and run with the kernels' intra-op threads (ops/parallel.py:
                  every heavy op split in row blocks over 2 threads, BLAS single-threaded);
 * `ort` (--ort) — `optimize_for(x, backend="onnxruntime", intra_op_threads=2)`: the graph's
                  ONNX-expressible regions run by warm ONNX Runtime sessions; with --cpu also
@@ -142,8 +142,8 @@ def memory_probe(prefix: str, backend: str | None) -> dict:
 
 
 def set_policy(intra: int) -> None:
-    from framework.ops import _parallel
-    _parallel.set_intra_op_threads(intra)
+    from framework.ops import parallel
+    parallel.set_intra_op_threads(intra)
 
 
 def bench_model(prefix: str, mx_ms: float, args) -> dict:

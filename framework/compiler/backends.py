@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops.conv import convolution as CONVOLUTION
+from ..ops.nn.conv import convolution as CONVOLUTION
 from ..symbol.backends import get_backend, list_backends, register_backend  # noqa: F401
 from ..symbol.graph import Symbol
 from .passes.fold_batchnorm import fold_batchnorm

@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..ops import _parallel
+from ..ops import parallel
 from ..symbol.graph import Symbol
 from .passes.partition import expand
 from .passes.simplify import simplify
@@ -95,7 +95,7 @@ class CachedOp:
             self._validate(sig, inputs)
         if not self.static_alloc:
             return self.fast.run(inputs)
-        if _parallel._nthreads > 1 and self._split_ok.get(sig, True):
+        if parallel._nthreads > 1 and self._split_ok.get(sig, True):
             batch = self._batch_of(inputs)
             if batch >= 2:
                 return self._batch_split(sig, inputs, batch)
@@ -125,7 +125,7 @@ class CachedOp:
         return sizes.pop() if len(sizes) == 1 else 0
 
     def _split_run(self, inputs: list[np.ndarray], batch: int) -> list[np.ndarray]:
-        parts = _parallel.split(batch, min(batch, _parallel._nthreads))
+        parts = parallel.split(batch, min(batch, parallel._nthreads))
         data = set(self._data_idx)
         feeds = [[x[a:b] if i in data else x for i, x in enumerate(inputs)] for a, b in parts]
         sigs = [self._signature(f) for f in feeds]
@@ -136,7 +136,7 @@ class CachedOp:
 
         def run(k: int) -> None:
             outs[k] = self._run_static(sigs[k], feeds[k])
-        _parallel.run(run, len(parts))
+        parallel.run(run, len(parts))
         return [np.concatenate([o[j] for o in outs]) for j in range(len(outs[0]))]
 
     def _batch_split(self, sig: tuple, inputs: list[np.ndarray], batch: int) -> list[np.ndarray]:

@@ -309,7 +309,7 @@ def rnn(data=None, parameters=None, state=None, state_cell=None, sequence_length
         mode=None, state_size=None, num_layers=None, bidirectional=False,
         state_outputs=False, p=0.0, use_sequence_length=False, projection_size=None,
         lstm_state_clip_min=None, lstm_state_clip_max=None, lstm_state_clip_nan=None):
-    """Fused RNN (rnn_relu, rnn_tanh, lstm, gru) over TNC data; see `framework.ops.rnn`."""
+    """Fused RNN (rnn_relu, rnn_tanh, lstm, gru) over TNC data; see `framework.ops.nn.rnn`."""
     if mode is None:
         raise ValueError("Please provide rnn type to compute. e.g. rnn_relu, rnn_tanh, lstm, gru")
     if data is None or parameters is None or state is None:

@@ -45,7 +45,7 @@ class LoweringContext:
         self.batch_source: str | None = None   # graph input whose axis 0 is the batch
         self.static_batch = 1
         # value name -> another encoding of the same value a later lowering may read instead
-        # (an int8 tensor's uint8 twin around 128: ops/_int8_onnx.py)
+        # (an int8 tensor's uint8 twin around 128: ops/_kernels/int8_onnx.py)
         self.twins: dict[str, tuple] = {}
         self._deferred: dict[str, object] = {}
 

@@ -27,7 +27,7 @@ import numpy as np
 from ..heap import rss_bytes, trim_heap
 from ..base import OperatorError
 from ..compiler.plan import Plan
-from ..ops import _parallel
+from ..ops import parallel
 from ..symbol.graph import Symbol
 from ..symbol.infer import infer_dtypes, infer_shapes
 from .build import lower_symbol
@@ -79,7 +79,7 @@ def default_threads() -> int:
     """Intra-op threads when none are asked for: the framework's own setting when raised
     (`framework.ops.set_intra_op_threads(n)`, n > 1), else `OMP_NUM_THREADS` (as
     MXNet's engine reads it) when a positive integer, else every usable core."""
-    own = _parallel.intra_op_threads()
+    own = parallel.intra_op_threads()
     if own > 1:
         return own
     try:

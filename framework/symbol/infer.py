@@ -12,7 +12,7 @@ import numpy as np
 
 from ..base import OperatorError, ShapeError
 from ..io.dtypes import dtype_from_flag, held_dtype
-from ..ops._common import same_shape
+from ..ops.common import same_shape
 from ..ops.registry import DataDependentShape
 from .graph import Node, Symbol
 

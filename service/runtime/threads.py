@@ -6,7 +6,7 @@ the GEMMs spin against each other (and against the load generator or neighbours)
 50 ms ResNet-18 forward take 300 ms under load. So by default each BLAS call gets
 C // (W × T × I) threads, at least one.
 ONNX Runtime sessions get all of a worker's cores (one shared, non-spinning pool; see resolve).
-Intra-op threads (framework/ops/_parallel.py, off by default) split one forward's ops over idle
+Intra-op threads (framework/ops/parallel.py, off by default) split one forward's ops over idle
 cores; they shorten a lone request a little but cost throughput as soon as forwards run
 concurrently (measured: bench/server/RESULTS-issue5-resnet.md).
 """

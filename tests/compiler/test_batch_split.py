@@ -6,15 +6,15 @@ import pytest
 
 import framework as mx
 from framework.compiler import CachedOp, Plan
-from framework.ops import _parallel
+from framework.ops import parallel
 from fixture_util import load_fixture
 
 
 @pytest.fixture
 def intra2():
-    prev = _parallel.set_intra_op_threads(2)
+    prev = parallel.set_intra_op_threads(2)
     yield
-    _parallel.set_intra_op_threads(prev)
+    parallel.set_intra_op_threads(prev)
 
 
 def _op(name):

@@ -9,7 +9,7 @@ from framework.compiler import Plan
 from framework.compiler.backends import get_backend
 from framework.compiler.passes.fold_batchnorm import fold_batchnorm
 from framework.compiler.passes.layout import to_channels_last
-from framework.ops import _parallel
+from framework.ops import parallel
 from framework.symbol import load_json
 
 ZOO = ["mini_resnet_v1", "mini_resnet_v1_bottleneck", "mini_resnet_v2_bottleneck",
@@ -54,15 +54,15 @@ def test_layout_keeps_outputs(name):
 
 @pytest.mark.parametrize("name", ZOO)
 def test_pipeline_with_intra_op_threads(name, monkeypatch):
-    from framework.ops import _nhwc_util
+    from framework.ops._kernels import nhwc_util
     sym, params, inputs, expected = available(name)
     new, a, x = get_backend("hybridserve")(sym, params, {})
-    monkeypatch.setattr(_nhwc_util, "_MIN_PAR", 1)
-    prev = _parallel.set_intra_op_threads(2)
+    monkeypatch.setattr(nhwc_util, "_MIN_PAR", 1)
+    prev = parallel.set_intra_op_threads(2)
     try:
         check(run(new, {**a, **x}, inputs, static=True), expected)
     finally:
-        _parallel.set_intra_op_threads(prev)
+        parallel.set_intra_op_threads(prev)
 
 
 def test_convs_become_channels_last():

@@ -13,7 +13,7 @@ from framework.compiler import engine as engines
 from framework.gluon import SymbolBlock, nn
 from framework.onnx.runtime import SessionConfig, make_session, usable_cores
 from framework.symbol import backends as sym_backends
-from framework.ops import _parallel
+from framework.ops import parallel
 
 OP = "_sg_onnxruntime"
 FIXTURE_CASES = ["mini_resnet_v1", "mini_mobilenet_v2", "mini_densenet", "mini_inception",
@@ -155,11 +155,11 @@ def test_session_threads_follow_omp_num_threads_and_the_framework_setting(monkey
                      [h.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
     sess = make_session(h.make_model(g), SessionConfig())
     assert sess.get_session_options().intra_op_num_threads == 1
-    prev = _parallel.set_intra_op_threads(3, limit_blas=False)
+    prev = parallel.set_intra_op_threads(3, limit_blas=False)
     try:
         assert SessionConfig().threads() == 3          # the framework's own setting first
     finally:
-        _parallel.set_intra_op_threads(prev, limit_blas=False)
+        parallel.set_intra_op_threads(prev, limit_blas=False)
     assert SessionConfig(intra_op_threads=2).threads() == 2
     monkeypatch.delenv("OMP_NUM_THREADS")
     assert SessionConfig().threads() == usable_cores()

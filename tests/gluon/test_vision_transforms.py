@@ -8,7 +8,7 @@ from framework import image
 from framework.base import MXNetError
 from framework.gluon.data import ArrayDataset, DataLoader
 from framework.gluon.data.vision import transforms as T
-from framework.ops.image_color import saturation
+from framework.ops.image.color import saturation
 
 
 def _img(h=12, w=9, dtype="uint8", seed=0):

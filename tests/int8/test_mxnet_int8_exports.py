@@ -80,7 +80,7 @@ def test_excluded_layer_stays_float():
 
 def test_weights_quantized_once_per_parameter_set(monkeypatch):
     """The fused conv prepares its int8 weights once, not on every forward."""
-    from framework.ops import _int8
+    from framework.ops._kernels import int8 as _int8
     net, x, _ = imports("resnet_naive_auto")
     net(fw.np.array(x))
     calls = []

@@ -64,14 +64,14 @@ def check(name: str, d: str, optimize: bool = False, use_onnx: bool = False,
     x = mx.np.array(io["data"])
     outs = [net(x).asnumpy()]
     if optimize:
-        from framework.ops import _parallel
+        from framework.ops import parallel
         net.optimize_for(x, backend="hybridserve", static_alloc=True, static_shape=True)
         outs.append(net(x).asnumpy())
-        prev = _parallel.set_intra_op_threads(2)
+        prev = parallel.set_intra_op_threads(2)
         try:
             outs.append(net(x).asnumpy())
         finally:
-            _parallel.set_intra_op_threads(prev)
+            parallel.set_intra_op_threads(prev)
     parts = ""
     if backend:
         net.optimize_for(x, backend=backend)

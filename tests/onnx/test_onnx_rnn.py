@@ -5,7 +5,7 @@ import pytest
 
 from framework.compiler import Plan
 from framework.onnx import lower_symbol
-from framework.ops.rnn import param_size
+from framework.ops.nn.rnn import param_size
 from framework.ops.registry import get_op
 from framework.symbol.graph import Node, Symbol
 

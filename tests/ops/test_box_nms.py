@@ -1,5 +1,5 @@
 """`_contrib_box_nms` on hand-built rows whose results follow from MXNet's rules (see
-framework/ops/box_nms.py): stable score order, strict thresholds, per-class suppression, topk,
+framework/ops/detection/box_nms.py): stable score order, strict thresholds, per-class suppression, topk,
 -1 padding, format conversion."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""FLOP estimates of the detection operators (framework/ops/_detection_cost.py): present on every
+"""FLOP estimates of the detection operators (framework/ops/detection/flops.py): present on every
 entry, worst case as documented, and scaling with the attributes that set the work."""
 from __future__ import annotations
 

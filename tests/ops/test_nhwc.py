@@ -5,7 +5,10 @@ import itertools
 import numpy as np
 import pytest
 
-from framework.ops import _nhwc_util, _parallel, conv, nhwc
+from framework.ops._kernels import nhwc_util
+from framework.ops import parallel
+from framework.ops.nn import conv
+from framework.ops.compiled import nhwc
 from framework.ops.registry import get_op
 
 RNG = np.random.default_rng(7)
@@ -13,10 +16,10 @@ RNG = np.random.default_rng(7)
 
 @pytest.fixture(params=[1, 2], ids=["serial", "intra2"])
 def threads(request, monkeypatch):
-    monkeypatch.setattr(_nhwc_util, "_MIN_PAR", 1)          # split even the tiny test tensors
-    prev = _parallel.set_intra_op_threads(request.param)
+    monkeypatch.setattr(nhwc_util, "_MIN_PAR", 1)          # split even the tiny test tensors
+    prev = parallel.set_intra_op_threads(request.param)
     yield request.param
-    _parallel.set_intra_op_threads(prev)
+    parallel.set_intra_op_threads(prev)
 
 
 def _nhwc(x):
@@ -188,7 +191,7 @@ def test_hs_concat(dim, threads):
 
 def test_scratch_is_per_thread_and_bounded(monkeypatch):
     import threading
-    monkeypatch.setattr(_nhwc_util, "_SCRATCH_BYTES", 1 << 12)
+    monkeypatch.setattr(nhwc_util, "_SCRATCH_BYTES", 1 << 12)
     nhwc.clear_scratch()
     a = nhwc.scratch(("t",), (8,), np.float32, zero=True)
     assert nhwc.scratch(("t",), (8,), np.float32, zero=True) is a
@@ -199,12 +202,12 @@ def test_scratch_is_per_thread_and_bounded(monkeypatch):
     assert seen[0] is not a
     for i in range(10):                      # beyond the byte budget: the oldest are dropped
         nhwc.scratch(("big", i), (256,), np.float32)
-    assert _nhwc_util._tls.nbytes <= 1 << 12
+    assert nhwc_util._tls.nbytes <= 1 << 12
     nhwc.clear_scratch()
 
 
 def test_parallel_run_propagates_errors_and_falls_back():
-    prev = _parallel.set_intra_op_threads(2)
+    prev = parallel.set_intra_op_threads(2)
     try:
         hits = []
 
@@ -213,15 +216,15 @@ def test_parallel_run_propagates_errors_and_falls_back():
             if i == 1:
                 raise ValueError("boom")
         with pytest.raises(ValueError, match="boom"):
-            _parallel.run(fn, 2)
+            parallel.run(fn, 2)
         assert sorted(hits) == [0, 1]
         # helper busy (held by another op): the caller runs every part itself
-        with _parallel._busy:
+        with parallel._busy:
             hits.clear()
-            _parallel.run(hits.append, 3)
+            parallel.run(hits.append, 3)
         assert hits == [0, 1, 2]
     finally:
-        _parallel.set_intra_op_threads(prev)
+        parallel.set_intra_op_threads(prev)
 
 
 def test_tap_ranges_cover_valid_windows():
@@ -239,13 +242,13 @@ def test_tap_ranges_cover_valid_windows():
 
 def _child_runs_parallel_op(q):
     hits = []
-    _parallel.run(hits.append, 2)
+    parallel.run(hits.append, 2)
     q.put(sorted(hits))
 
 
 def test_parallel_survives_fork():
     import multiprocessing as mp
-    prev = _parallel.set_intra_op_threads(2)
+    prev = parallel.set_intra_op_threads(2)
     try:
         ctx = mp.get_context("fork")
         q = ctx.Queue()
@@ -255,4 +258,4 @@ def test_parallel_survives_fork():
         assert p.exitcode == 0
         assert q.get(timeout=5) == [0, 1]
     finally:
-        _parallel.set_intra_op_threads(prev)
+        parallel.set_intra_op_threads(prev)

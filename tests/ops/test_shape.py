@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from framework.base import MXNetError
-from framework.ops.reshape import legacy_reshape_shape, npx_reshape_shape
+from framework.ops.tensor.reshape import legacy_reshape_shape, npx_reshape_shape
 from _helpers import close, rnd, run_op
 
 X = rnd(2, 3, 4, 5, seed=11)

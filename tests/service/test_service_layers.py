@@ -104,9 +104,9 @@ def test_service_imports_no_private_framework_module():
 
 
 def test_the_private_import_check_catches_them():
-    src = ("import framework.ops._int8 as q\nfrom framework.ops._mkldnn_common import cached\n"
-           "from framework.ops import _int8_onnx\n"
+    src = ("import framework.ops._kernels.int8 as q\nfrom framework.ops._kernels.mkldnn_common import cached\n"
+           "from framework.ops._kernels import int8_onnx as _int8_onnx\n"
            "def f():\n    from framework.ops.registry import _OPS, get_op\n    import json._x\n")
     assert _private_framework_imports(src, "x.py") == [
-        "x.py:1: framework.ops._int8", "x.py:2: framework.ops._mkldnn_common",
-        "x.py:3: framework.ops._int8_onnx"]
+        "x.py:1: framework.ops._kernels.int8", "x.py:2: framework.ops._kernels.mkldnn_common",
+        "x.py:3: framework.ops._kernels", "x.py:3: framework.ops._kernels.int8_onnx"]

@@ -12,9 +12,9 @@ from typing import Callable
 
 import numpy as np
 
-from ...ops.conv import convolution as CONVOLUTION
-from ...ops.nn_dense import fully_connected as FULLY_CONNECTED
-from ...ops.norm import batch_norm as BATCH_NORM
+from ...ops.nn.conv import convolution as CONVOLUTION
+from ...ops.nn.dense import fully_connected as FULLY_CONNECTED
+from ...ops.nn.norm import batch_norm as BATCH_NORM
 from ...symbol.graph import Node, Symbol
 from .rewrite import consumers, copy_node, rebuild
 

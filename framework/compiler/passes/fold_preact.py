@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops.nhwc import hs_conv2d as HS_CONV2D
-from ...ops.nhwc_eltwise import hs_affine as HS_AFFINE, hs_chmax as HS_CHMAX
+from ...ops.compiled.nhwc import hs_conv2d as HS_CONV2D
+from ...ops.compiled.nhwc_eltwise import hs_affine as HS_AFFINE, hs_chmax as HS_CHMAX
 from ...symbol.graph import Node, Symbol
 from .rewrite import consumers, rebuild
 

@@ -1,6 +1,6 @@
 """Channels-last (NHWC) internal layout for 2-D convolutional graphs.
 
-Every 2-D Convolution with known weights becomes `_hs_conv2d` (ops/nhwc.py): it reads NHWC
+Every 2-D Convolution with known weights becomes `_hs_conv2d` (ops/compiled/nhwc.py): it reads NHWC
 data (or the NCHW graph input directly), writes NHWC, and its weight parameter is rewritten once,
 here, into the GEMM-ready layout — so im2col copies contiguous channel vectors, 1x1 convolutions
 are plain GEMMs and no kernel transposes anything per call. Layout-agnostic consumers keep the
@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops.conv import convolution as CONVOLUTION
-from ...ops.nhwc import choose_algo, hs_conv2d as HS_CONV2D, prepare_weight
-from ...ops.nhwc_eltwise import hs_affine as HS_AFFINE, hs_concat as HS_CONCAT
-from ...ops.nn_dense import fully_connected as FULLY_CONNECTED
-from ...ops.norm import batch_norm as BATCH_NORM
-from ...ops.pool import pooling as POOLING
-from ...ops.reshape import flatten as FLATTEN
-from ...ops.shape import concat as CONCAT, np_concatenate as NP_CONCATENATE, transpose as TRANSPOSE
+from ...ops.nn.conv import convolution as CONVOLUTION
+from ...ops.compiled.nhwc import choose_algo, hs_conv2d as HS_CONV2D, prepare_weight
+from ...ops.compiled.nhwc_eltwise import hs_affine as HS_AFFINE, hs_concat as HS_CONCAT
+from ...ops.nn.dense import fully_connected as FULLY_CONNECTED
+from ...ops.nn.norm import batch_norm as BATCH_NORM
+from ...ops.nn.pool import pooling as POOLING
+from ...ops.tensor.reshape import flatten as FLATTEN
+from ...ops.tensor.shape import concat as CONCAT, np_concatenate as NP_CONCATENATE, transpose as TRANSPOSE
 from ...symbol.graph import Node, Symbol
 from ...symbol.infer import infer_shapes
 from .rewrite import consumers, copy_node, entries, rebuild

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ops.attrs import Attrs
-from ...ops.const import const as CONST
+from ...ops.compiled.const import const as CONST
 from ...ops.groups import OpGroup
 from ...symbol.graph import Node, Symbol
 from .rewrite import rebuild

@@ -15,7 +15,7 @@ from ...base import BFLOAT16, MXNetError
 from ...gluon.symbol_block import SymbolBlock
 from ...io.dtypes import float32_to_bfloat16
 from ...ndarray import ndarray
-from ...ops import amp as _lists
+from ...ops.tensor import amp as _lists
 from ...symbol.graph import Symbol, bfloat16_vars, var
 from ...symbol.legacy_export import legacy_op_for, to_legacy
 from .convert import Lists, reduce_precision

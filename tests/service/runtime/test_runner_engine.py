@@ -18,7 +18,7 @@ from service.repository.config import DynamicBatching
 from service.runtime import compiled
 from service.runtime.runner import Runner
 
-SUBGRAPH_OP = "_sg_onnxruntime"     # the op of an ONNX Runtime region (framework/ops/subgraph.py)
+SUBGRAPH_OP = "_sg_onnxruntime"     # the op of an ONNX Runtime region (framework/ops/compiled/subgraph.py)
 
 _io = mini_resnet.io
 

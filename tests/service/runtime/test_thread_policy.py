@@ -59,7 +59,7 @@ def test_environment_variables(monkeypatch):
 _SERVER_START_STOP = r"""
 import asyncio, json, sys
 from threadpoolctl import threadpool_info
-from framework.ops import _parallel
+from framework.ops import parallel as _parallel
 from service.core.server import Core
 from service.settings import Settings
 

@@ -1,0 +1,1 @@
+"""MXNet's image operators (`_image_*`): the transforms, colour jitter."""
